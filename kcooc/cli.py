@@ -1,0 +1,31 @@
+"""The ``kcooc`` command: a click group; each method adds a thin command module."""
+
+from __future__ import annotations
+
+import click
+
+from . import __version__
+from .phsic.commands import phsic
+
+EPILOG = """\b
+Examples:
+  kcooc phsic train -c configs/dialogue.yaml -i data/dialogue/train.tsv -o runs/phsic.npz
+  kcooc phsic score -m runs/phsic.npz -i data/dialogue/test.tsv --score-only
+  kcooc phsic score -m runs/phsic.npz -i candidates.tsv --candidates
+  kcooc phsic merge shard1.npz shard2.npz -o model.npz
+
+Exit codes: 0 success, 1 runtime failure, 2 bad usage or input. `kcooc CMD --help` for more.
+"""
+
+
+@click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kcooc")
+def cli():
+    """Corpus-scale NLP batch jobs built on kernel methods."""
+
+
+cli.add_command(phsic)
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,121 @@
+"""Blocks of encoded sentence pairs, from TSV through encoders or from precomputed vectors.
+
+Shared by every command that works on (x, y) pairs. Also a disk spool for jobs that need a
+second pass over encoded blocks read from a one-shot stream (stdin).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+import scipy.sparse as sp
+
+from .encoders import Encoder
+from .errors import InputError
+from .io import TsvReader, display_name
+
+
+@dataclass
+class PairBlock:
+    """Consecutive pairs: input lines and x strings (None with vectors only), encoded X and Y."""
+
+    lines: list[str] | None
+    keys: list[str] | None
+    X: np.ndarray | sp.csr_matrix
+    Y: np.ndarray | sp.csr_matrix
+
+
+def encoded_pairs(reader: TsvReader, x_encoder: Encoder, y_encoder: Encoder) -> Iterator[PairBlock]:
+    for block in reader:
+        x_text, y_text = block.columns
+        yield PairBlock(block.lines, x_text, x_encoder.encode(x_text), y_encoder.encode(y_text))
+
+
+def load_vectors(path: str) -> np.ndarray:
+    """A 2-D float ``.npy`` array, memory-mapped (rows are read block by block)."""
+    try:
+        array = np.load(path, mmap_mode="r", allow_pickle=False)
+    except FileNotFoundError:
+        raise InputError(f"{path}: vectors file not found") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: not a .npy array ({exc})") from None
+    if array.ndim != 2 or not np.issubdtype(array.dtype, np.floating):
+        raise InputError(f"{path}: expected a 2-D float array, got shape {array.shape} of {array.dtype}")
+    return array
+
+
+def vector_pairs(x_path: str, y_path: str, block_size: int, reader: TsvReader | None = None) -> Iterator[PairBlock]:
+    """Blocks of precomputed vectors (rows aligned with the pairs); lines come from ``reader`` if given."""
+    X, Y = load_vectors(x_path), load_vectors(y_path)
+    if X.shape[0] != Y.shape[0]:
+        raise InputError(f"{x_path} has {X.shape[0]} rows but {y_path} has {Y.shape[0]}")
+    if reader is None:
+        for start in range(0, X.shape[0], block_size):
+            yield PairBlock(None, None, np.asarray(X[start : start + block_size]), np.asarray(Y[start : start + block_size]))
+        return
+    if reader.on_error == "skip":
+        raise InputError("--on-error skip cannot be used with precomputed vectors: skipped lines would misalign rows")
+    offset = 0
+    for block in reader:
+        stop = offset + len(block.lines)
+        if stop > X.shape[0]:
+            raise InputError(f"{display_name(reader.path)} has more rows than the {X.shape[0]} vectors in {x_path}")
+        yield PairBlock(block.lines, block.columns[0], np.asarray(X[offset:stop]), np.asarray(Y[offset:stop]))
+        offset = stop
+    if offset != X.shape[0]:
+        raise InputError(f"{display_name(reader.path)} has {offset} rows but {x_path} has {X.shape[0]} vectors")
+
+
+class Spool:
+    """Encoded (X, Y) blocks written to a temporary directory, read back for later passes."""
+
+    def __init__(self, directory: str | None = None):
+        self.path = tempfile.mkdtemp(prefix="kcooc-spool-", dir=directory)
+        self.sizes: list[int] = []
+
+    def __enter__(self) -> "Spool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    @property
+    def n(self) -> int:
+        return sum(self.sizes)
+
+    def _file(self, index: int, side: str) -> str:
+        return os.path.join(self.path, f"{index:08d}{side}")
+
+    def append(self, X, Y) -> None:
+        index = len(self.sizes)
+        for side, M in (("x", X), ("y", Y)):
+            if sp.issparse(M):
+                sp.save_npz(self._file(index, side) + ".npz", sp.csr_matrix(M), compressed=False)
+            else:
+                np.save(self._file(index, side) + ".npy", np.asarray(M), allow_pickle=False)
+        self.sizes.append(X.shape[0])
+
+    def _load(self, index: int, side: str):
+        base = self._file(index, side)
+        return sp.load_npz(base + ".npz") if os.path.exists(base + ".npz") else np.load(base + ".npy")
+
+    def __iter__(self) -> Iterator[tuple]:
+        for index in range(len(self.sizes)):
+            yield self._load(index, "x"), self._load(index, "y")
+
+    def rows(self, indices: np.ndarray) -> tuple:
+        """The rows at sorted global ``indices`` of X and of Y, stacked."""
+        starts = np.concatenate([[0], np.cumsum(self.sizes)])
+        xs, ys = [], []
+        for index, (X, Y) in enumerate(self):
+            local = indices[(indices >= starts[index]) & (indices < starts[index + 1])] - starts[index]
+            if local.size:
+                xs.append(X[local])
+                ys.append(Y[local])
+        stack = lambda parts: sp.vstack(parts, format="csr") if sp.issparse(parts[0]) else np.vstack(parts)  # noqa: E731
+        return stack(xs), stack(ys)

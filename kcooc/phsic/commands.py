@@ -1,0 +1,206 @@
+"""``kcooc phsic train|score|merge``: parse options, stream, write. The maths is in model.py."""
+
+from __future__ import annotations
+
+import hashlib
+
+import click
+import numpy as np
+
+from .. import artifact
+from ..cliutils import (Timer, guarded, input_options, input_overrides, load_config, open_pairs, progress,
+                        require, run_options, write_summary)
+from ..config import to_dict
+from ..encoders import build_encoder
+from ..io import atomic_output, display_name
+from ..pairs import encoded_pairs, vector_pairs
+from .config import PhsicConfig
+from .model import PHSIC, CrossMoments
+from .stream import format_scores, rank_candidates, score_blocks, train, write_scored
+
+KIND = "phsic"
+
+vectors_options = [
+    click.option("--x-vectors", default=None, help="Precomputed x vectors (.npy, one row per pair) instead of an encoder."),
+    click.option("--y-vectors", default=None, help="Precomputed y vectors (.npy), with --x-vectors."),
+]
+
+
+def with_vectors(command):
+    for decorator in reversed(vectors_options):
+        command = decorator(command)
+    return command
+
+
+@click.group()
+def phsic():
+    """Pointwise HSIC co-occurrence scores of sentence pairs (Yokoi et al., 2018)."""
+
+
+@phsic.command("train")
+@click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
+@input_options
+@click.option("--output", "-o", required=True, help="Model file to write (.npz).")
+@click.option("--kernel", type=click.Choice(["linear", "cos", "rbf", "laplacian", "poly"]), default=None,
+              help="Kernel on both sides [config: kernel.name].")
+@click.option("--rank", type=click.IntRange(min=1), default=None, help="Incomplete Cholesky rank d [config: kernel.rank].")
+@click.option("--sigma", default=None, help="rbf/laplacian bandwidth or 'median' [config: kernel.sigma].")
+@click.option("--encoder", type=click.Choice(["hashing", "fasttext", "vectors", "wordllama"]), default=None,
+              help="Sentence encoder [config: encoder.name].")
+@click.option("--encoder-model", default=None, help="fastText .bin or word2vec .vec file [config: encoder.model].")
+@with_vectors
+@click.option("--spool-dir", default=None, help="Where data-space kernels spool encoded blocks (default: system temp).")
+@run_options
+@click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
+@guarded
+def train_command(config_path, input_path, output, x_vectors, y_vectors, spool_dir, quiet, summary_path,
+                  print_config, **options):
+    """Learn PHSIC from (x, y) pairs.
+
+    \b
+    Example:
+      kcooc phsic train -c configs/dialogue.yaml -i data/dialogue/train.tsv -o runs/phsic.npz
+      kcooc phsic train --kernel rbf --rank 100 --encoder hashing -i pairs.tsv.gz -o model.npz
+    """
+    sigma = options.get("sigma")
+    cfg = load_config(PhsicConfig, config_path, {
+        **input_overrides(options),
+        "kernel.name": options.get("kernel"), "kernel.rank": options.get("rank"),
+        "kernel.sigma": float(sigma) if sigma not in (None, "median") else sigma,
+        "encoder.name": options.get("encoder"), "encoder.model": options.get("encoder_model"),
+    }, print_config)
+    require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
+    timer = Timer()
+    model = PHSIC(cfg.kernel.name, sigma=cfg.kernel.sigma, rank=cfg.kernel.rank, tol=cfg.kernel.tol,
+                  degree=cfg.kernel.degree, gamma=cfg.kernel.gamma, coef0=cfg.kernel.coef0, seed=cfg.seed)
+    reader, encoders = None, None
+    if x_vectors:
+        reader = open_pairs(input_path, cfg.input) if input_path != "-" else None
+        blocks = vector_pairs(x_vectors, y_vectors, cfg.input.block_size, reader)
+    else:
+        reader = open_pairs(input_path, cfg.input)
+        encoders = (build_encoder(to_dict(cfg.encoder)), build_encoder(to_dict(cfg.y_encoder or cfg.encoder)))
+        blocks = encoded_pairs(reader, *encoders)
+    with progress(quiet) as bar:
+        train(blocks, model, sample_size=cfg.kernel.sample, spool_dir=spool_dir, on_block=bar.update)
+    params, arrays = model.state()
+    data_hash = reader.sha256.hexdigest() if reader else vectors_hash(x_vectors, y_vectors)
+    header = {"config": to_dict(cfg), "model": params, "data_sha256": data_hash,
+              "encoders": [e.spec() for e in encoders] if encoders else {"x_vectors": x_vectors, "y_vectors": y_vectors}}
+    artifact.save(output, KIND, arrays, header)
+    write_summary(summary_path, {
+        "command": "phsic train", "pairs": model.moments.n, "input": display_name(input_path),
+        "read": reader.stats.as_dict() if reader else None, "hsic": model.hsic(), "output": output,
+        "seconds": timer.seconds()})
+
+
+def vectors_hash(*paths: str) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+    return digest.hexdigest()
+
+
+def load_model(path: str) -> tuple[dict, PHSIC]:
+    header, arrays = artifact.load(path, KIND)
+    return header, PHSIC.from_state(header["model"], arrays)
+
+
+@phsic.command("score")
+@click.option("--model", "-m", "model_path", required=True, help="Model trained by `kcooc phsic train`.")
+@input_options
+@click.option("--output", "-o", default="-", show_default=True, help="Where to write (path or - for stdout).")
+@click.option("--score-only", is_flag=True, help="Write only the score column (same scores as with the echo).")
+@click.option("--candidates", is_flag=True,
+              help="Consecutive lines with the same x are one context's candidates: add a rank column (1 = best).")
+@click.option("--encoder-model", default=None, help="Where the model's fastText/.vec file is now, if it moved.")
+@with_vectors
+@run_options
+@guarded
+def score_command(model_path, input_path, output, score_only, candidates, encoder_model, x_vectors, y_vectors,
+                  quiet, summary_path, **options):
+    """Score (x, y) pairs: echo each line plus a PHSIC column, in input order.
+
+    \b
+    Example:
+      kcooc phsic score -m runs/phsic.npz -i data/dialogue/test.tsv > scored.tsv
+      kcooc phsic score -m runs/phsic.npz -i candidates.tsv --candidates -o ranked.tsv
+    """
+    header, model = load_model(model_path)
+    cfg = load_config(PhsicConfig, None, {**_flatten(header["config"]), **input_overrides(options)})
+    require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
+    require(not (candidates and x_vectors and input_path == "-"), "--candidates needs the input TSV to group contexts")
+    timer = Timer()
+    reader = None
+    if x_vectors:
+        reader = open_pairs(input_path, cfg.input) if input_path != "-" or not score_only else None
+        blocks = vector_pairs(x_vectors, y_vectors, cfg.input.block_size, reader)
+    else:
+        require(isinstance(header["encoders"], list), f"{model_path} was trained on precomputed vectors: "
+                "pass --x-vectors/--y-vectors")
+        specs = [dict(spec, **({"model": encoder_model} if encoder_model and "model" in spec else {}))
+                 for spec in header["encoders"]]
+        reader = open_pairs(input_path, cfg.input)
+        blocks = encoded_pairs(reader, build_encoder(specs[0]), build_encoder(specs[1]))
+    n = 0
+    with atomic_output(output) as out, progress(quiet) as bar:
+        if candidates:
+            for lines, scores, ranks in rank_candidates(score_blocks(blocks, model)):
+                write_scored(out, lines, [format_scores(scores), [str(r) for r in ranks.tolist()]], score_only)
+                n += len(lines)
+                bar.update(len(lines))
+        else:
+            for block, scores in score_blocks(blocks, model):
+                write_scored(out, block.lines, [format_scores(scores)], score_only)
+                n += len(scores)
+                bar.update(len(scores))
+    write_summary(summary_path, {
+        "command": "phsic score", "pairs": n, "input": display_name(input_path), "output": output,
+        "read": reader.stats.as_dict() if reader else None, "seconds": timer.seconds()})
+
+
+def _flatten(tree: dict, prefix: str = "") -> dict:
+    flat = {}
+    for key, value in tree.items():
+        if isinstance(value, dict) and key != "y_encoder":
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            flat[prefix + key] = value
+    return flat
+
+
+@phsic.command("merge")
+@click.argument("models", nargs=-1, required=True)
+@click.option("--output", "-o", required=True, help="Merged model file.")
+@guarded
+def merge_command(models, output):
+    """Merge models trained on shards of one corpus into the model of the whole corpus.
+
+    The statistics (n, sum phi, sum psi, sum phi psi^T) add up exactly; the shards must share
+    the encoder and kernel (for data-space kernels, the same pivots).
+
+    \b
+    Example:
+      kcooc phsic merge shard-*.npz -o model.npz
+    """
+    first_header, first_arrays = artifact.load(models[0], KIND)
+    moments = None
+    hashes = []
+    for path in models:
+        header, arrays = artifact.load(path, KIND) if path != models[0] else (first_header, first_arrays)
+        same = (header["encoders"] == first_header["encoders"]
+                and {k: v for k, v in header["model"].items() if k != "n"}
+                == {k: v for k, v in first_header["model"].items() if k != "n"}
+                and all(np.array_equal(arrays[k], first_arrays[k]) for k in arrays if k.endswith(("pivots", "lower"))))
+        require(same, f"{path}: encoder, kernel or pivots differ from {models[0]}; only shards of one setup merge")
+        shard = CrossMoments(header["model"]["n"], arrays["sum_x"], arrays["sum_y"], arrays["sum_xy"])
+        moments = shard if moments is None else moments.merge(shard)
+        hashes.append(header["data_sha256"])
+    merged = PHSIC.from_state({**first_header["model"], "n": moments.n},
+                              {**first_arrays, "sum_x": moments.sum_x, "sum_y": moments.sum_y, "sum_xy": moments.sum_xy})
+    params, arrays = merged.state()
+    kept = {k: v for k, v in first_header.items() if k not in ("kind", "format_version", "kcooc_version")}
+    artifact.save(output, KIND, arrays, {**kept, "model": params, "merged_from": list(models),
+                                         "data_sha256": hashlib.sha256("".join(hashes).encode()).hexdigest()})
