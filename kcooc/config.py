@@ -84,8 +84,8 @@ def from_dict(cls: type, data: dict, prefix: str = "") -> Any:
     for key in data:
         if key not in fields:
             close = difflib.get_close_matches(str(key), fields, n=1)
-            hint = f" (did you mean {prefix}{close[0]!r}?)" if close else ""
-            raise InputError(f"unknown config key {prefix}{key!r}{hint}")
+            hint = f" (did you mean '{prefix}{close[0]}'?)" if close else ""
+            raise InputError(f"unknown config key '{prefix}{key}'{hint}")
     kwargs = {k: _coerce(v, hints[k], prefix + k) for k, v in data.items()}
     obj = cls(**kwargs)
     validate = getattr(obj, "validate", None)

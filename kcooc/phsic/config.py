@@ -34,6 +34,6 @@ class KernelConfig:
 class PhsicConfig:
     input: InputConfig = section(InputConfig, "where the pairs are in the input")
     encoder: EncoderConfig = section(EncoderConfig, "sentence encoder for x (and for y unless y_encoder is set)")
-    y_encoder: Union[EncoderConfig, None] = option(None, "a different encoder for y (e.g. another language); null = same as encoder")
+    y_encoder: Union[EncoderConfig, None] = option(None, "a different encoder for y (e.g. another language), with the keys of encoder; null = same as encoder")
     kernel: KernelConfig = section(KernelConfig, "kernel k on x and l on y")
     seed: int = option(0, "seed for every random choice (bandwidth sample, ICD sample)")

@@ -1,0 +1,48 @@
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+TRAIN = os.path.join(DATA, "chitchat-train.tsv")
+CANDIDATES = os.path.join(DATA, "chitchat-candidates.tsv")
+
+
+def read_pairs(path=TRAIN, n=None):
+    with open(path, encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f]
+    rows = rows[:n] if n else rows
+    return [r[0] for r in rows], [r[1] for r in rows]
+
+
+def run(*args, stdin=None, check=True):
+    """Run the real `kcooc` command; returns the CompletedProcess (text mode)."""
+    result = subprocess.run([sys.executable, "-m", "kcooc", *map(str, args)], input=stdin,
+                            capture_output=True, text=isinstance(stdin, str) or stdin is None)
+    if check and result.returncode != 0:
+        raise AssertionError(f"kcooc {' '.join(map(str, args))} exited {result.returncode}: {result.stderr}")
+    return result
+
+
+@pytest.fixture(scope="session")
+def fasttext_model(tmp_path_factory):
+    """A small fastText model trained on the real dialogue excerpt (deterministic: one thread)."""
+    import fasttext
+
+    from kcooc.encoders import tokenize
+
+    directory = tmp_path_factory.mktemp("fasttext")
+    corpus = directory / "text.txt"
+    x, y = read_pairs()
+    corpus.write_text("\n".join(" ".join(tokenize(s, True, True)) for s in x + y), encoding="utf-8")
+    model = fasttext.train_unsupervised(str(corpus), dim=16, epoch=2, minCount=2, thread=1, verbose=0)
+    path = directory / "tiny.bin"
+    model.save_model(str(path))
+    return str(path)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)

@@ -1,0 +1,141 @@
+"""Streaming TSV reading and atomic writing: the DESIGN.md input/output contracts."""
+
+import bz2
+import gzip
+import lzma
+import os
+
+import pytest
+
+from conftest import TRAIN
+from kcooc.errors import InputError
+from kcooc.io import TsvReader, atomic_output
+
+
+def rows(reader):
+    return [list(zip(*b.columns)) for b in reader]
+
+
+def flat(reader):
+    return [row for block in rows(reader) for row in block]
+
+
+def write(tmp_path, name, data: bytes):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return str(path)
+
+
+def test_columns_by_index_and_header_name(tmp_path):
+    path = write(tmp_path, "h.tsv", "id\tsrc\ttgt\n1\thello\tbonjour\n2\tyes\toui\n".encode())
+    assert flat(TsvReader(path, [2, 3])) == [("src", "tgt"), ("hello", "bonjour"), ("yes", "oui")]
+    assert flat(TsvReader(path, ["tgt", "src"], header=True)) == [("bonjour", "hello"), ("oui", "yes")]
+    assert flat(TsvReader(path, ["3", "1"], header=True)) == [("bonjour", "1"), ("oui", "2")]
+
+
+def test_missing_columns_are_reported_before_any_work(tmp_path):
+    path = write(tmp_path, "h.tsv", b"src\ttgt\na\tb\n")
+    with pytest.raises(InputError, match="no column named 'target'"):
+        TsvReader(path, ["src", "target"], header=True)
+    with pytest.raises(InputError, match="column 5 does not exist; the input has 2"):
+        TsvReader(path, [1, 5], header=True)
+    with pytest.raises(InputError, match="no header"):
+        TsvReader(path, ["src", "tgt"])
+    with pytest.raises(InputError, match="column 3 does not exist"):
+        list(TsvReader(path, [1, 3]))
+
+
+def test_ragged_line_names_file_and_line(tmp_path):
+    path = write(tmp_path, "r.tsv", b"a\tb\nc\td\ne\n\nf\tg\th\ni\tj\n")
+    with pytest.raises(InputError, match=r"r\.tsv:3: expected 2 tab-separated fields, found 1"):
+        flat(TsvReader(path, [1, 2]))
+    reader = TsvReader(path, [1, 2], on_error="skip")
+    assert flat(reader) == [("a", "b"), ("c", "d"), ("i", "j")]
+    assert reader.stats.as_dict() == {"lines": 6, "rows": 3, "skipped": {"wrong_field_count": 3}}
+
+
+def test_empty_line_is_malformed(tmp_path):
+    path = write(tmp_path, "e.tsv", b"a\tb\n\nc\td\n")
+    with pytest.raises(InputError, match=r"e\.tsv:2: .*empty line"):
+        flat(TsvReader(path, [1, 2]))
+
+
+def test_bad_utf8_names_line(tmp_path):
+    path = write(tmp_path, "u.tsv", b"a\tb\nc\t\xff\xfe\nd\te\n")
+    with pytest.raises(InputError, match=r"u\.tsv:2: invalid UTF-8"):
+        flat(TsvReader(path, [1, 2]))
+    reader = TsvReader(path, [1, 2], on_error="skip")
+    assert flat(reader) == [("a", "b"), ("d", "e")]
+    assert reader.stats.skipped == {"bad_utf8": 1}
+
+
+def test_huge_line_is_malformed_not_fatal_with_skip(tmp_path):
+    path = write(tmp_path, "big.tsv", b"a\tb\n" + b"x" * 5000 + b"\ty\nc\td\n")
+    with pytest.raises(InputError, match=r"big\.tsv:2: line longer than 1000 bytes"):
+        flat(TsvReader(path, [1, 2], max_line_bytes=1000))
+    assert flat(TsvReader(path, [1, 2], max_line_bytes=1000, on_error="skip")) == [("a", "b"), ("c", "d")]
+    assert len(flat(TsvReader(path, [1, 2]))) == 3
+
+
+def test_crlf_and_missing_final_newline(tmp_path):
+    path = write(tmp_path, "w.tsv", b"a\tb\r\nc\td")
+    assert flat(TsvReader(path, [1, 2])) == [("a", "b"), ("c", "d")]
+
+
+@pytest.mark.parametrize("suffix,module", [(".gz", gzip), (".bz2", bz2), (".xz", lzma)])
+def test_compressed_inputs_are_read_transparently(tmp_path, suffix, module):
+    data = open(TRAIN, "rb").read()
+    path = write(tmp_path, "train.tsv" + suffix, module.compress(data))
+    assert flat(TsvReader(path, [1, 2])) == flat(TsvReader(TRAIN, [1, 2]))
+
+
+def test_truncated_gzip_is_a_clear_error(tmp_path):
+    data = gzip.compress(open(TRAIN, "rb").read())
+    path = write(tmp_path, "cut.tsv.gz", data[: len(data) // 2])
+    with pytest.raises(InputError, match=r"cut\.tsv\.gz:\d+: truncated or corrupt input"):
+        flat(TsvReader(path, [1, 2]))
+
+
+def test_blocks_have_the_requested_size_and_hash_covers_all_bytes(tmp_path):
+    import hashlib
+
+    reader = TsvReader(TRAIN, [1, 2], block_size=300)
+    sizes = [len(b.lines) for b in reader]
+    assert sizes[:-1] == [300] * (len(sizes) - 1) and sum(sizes) == 2000
+    assert reader.sha256.hexdigest() == hashlib.sha256(open(TRAIN, "rb").read()).hexdigest()
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(InputError, match="cannot open"):
+        TsvReader(str(tmp_path / "nope.tsv"), [1, 2])
+
+
+def test_atomic_output_keeps_previous_file_on_failure(tmp_path):
+    path = str(tmp_path / "out.tsv")
+    with atomic_output(path) as out:
+        out.write("old\n")
+    with pytest.raises(RuntimeError):
+        with atomic_output(path) as out:
+            out.write("half")
+            raise RuntimeError("crash")
+    assert open(path).read() == "old\n"
+    assert os.listdir(tmp_path) == ["out.tsv"]
+
+
+def test_compressed_output_is_byte_identical_across_runs(tmp_path):
+    paths = [str(tmp_path / f"{i}.tsv.gz") for i in range(2)]
+    for path in paths:
+        with atomic_output(path) as out:
+            out.write("hello\tworld\n" * 100)
+    assert open(paths[0], "rb").read() == open(paths[1], "rb").read()
+    assert gzip.decompress(open(paths[0], "rb").read()) == b"hello\tworld\n" * 100
+
+
+def test_output_to_a_symlink_writes_its_target(tmp_path):
+    target = tmp_path / "real.tsv"
+    target.write_text("old")
+    link = tmp_path / "link.tsv"
+    link.symlink_to(target)
+    with atomic_output(str(link)) as out:
+        out.write("new")
+    assert link.is_symlink() and target.read_text() == "new"
