@@ -26,6 +26,15 @@ vectors_options = [
 ]
 
 
+def parse_sigma(value: str | None) -> float | str | None:
+    if value in (None, "median"):
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise click.BadParameter(f"expected a number or 'median', got {value!r}") from None
+
+
 def with_vectors(command):
     for decorator in reversed(vectors_options):
         command = decorator(command)
@@ -44,7 +53,8 @@ def phsic():
 @click.option("--kernel", type=click.Choice(["linear", "cos", "rbf", "laplacian", "poly"]), default=None,
               help="Kernel on both sides [config: kernel.name].")
 @click.option("--rank", type=click.IntRange(min=1), default=None, help="Incomplete Cholesky rank d [config: kernel.rank].")
-@click.option("--sigma", default=None, help="rbf/laplacian bandwidth or 'median' [config: kernel.sigma].")
+@click.option("--sigma", default=None, callback=lambda ctx, param, value: parse_sigma(value),
+              help="rbf/laplacian bandwidth or 'median' [config: kernel.sigma].")
 @click.option("--encoder", type=click.Choice(["hashing", "fasttext", "vectors", "wordllama"]), default=None,
               help="Sentence encoder [config: encoder.name].")
 @click.option("--encoder-model", default=None, help="fastText .bin or word2vec .vec file [config: encoder.model].")
@@ -62,11 +72,10 @@ def train_command(config_path, input_path, output, x_vectors, y_vectors, spool_d
       kcooc phsic train -c configs/dialogue.yaml -i data/dialogue/train.tsv -o runs/phsic.npz
       kcooc phsic train --kernel rbf --rank 100 --encoder hashing -i pairs.tsv.gz -o model.npz
     """
-    sigma = options.get("sigma")
     cfg = load_config(PhsicConfig, config_path, {
         **input_overrides(options),
         "kernel.name": options.get("kernel"), "kernel.rank": options.get("rank"),
-        "kernel.sigma": float(sigma) if sigma not in (None, "median") else sigma,
+        "kernel.sigma": options.get("sigma"),
         "encoder.name": options.get("encoder"), "encoder.model": options.get("encoder_model"),
     }, print_config)
     require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
