@@ -259,20 +259,23 @@ class HashingEncoder(Encoder):
         return matrix
 
 
-_SEPARATOR_TABLE = np.zeros(128, dtype=bool)
-_SEPARATOR_TABLE[[ord(c) for c in string.whitespace + string.punctuation]] = True
-_SEPARATOR_RANGES = [(0x80, 0xBF), (0x2000, 0x206F), (0x3000, 0x303F), (0xFF01, 0xFF0F), (0xFF1A, 0xFF20),
-                     (0xFF3B, 0xFF40), (0xFF5B, 0xFF65)]
+def _separator_table() -> np.ndarray:
+    """Separators among the first 65536 code points: ASCII whitespace and punctuation, Latin-1
+    symbols, general punctuation, CJK symbols and punctuation, full-width punctuation."""
+    table = np.zeros(1 << 16, dtype=bool)
+    table[[ord(c) for c in string.whitespace + string.punctuation]] = True
+    for low, high in [(0x80, 0xBF), (0x2000, 0x206F), (0x3000, 0x303F), (0xFF01, 0xFF0F), (0xFF1A, 0xFF20),
+                      (0xFF3B, 0xFF40), (0xFF5B, 0xFF65)]:
+        table[low : high + 1] = True
+    return table
+
+
+_SEPARATORS = _separator_table()
 
 
 def _is_separator(codes: np.ndarray) -> np.ndarray:
-    """Whitespace and punctuation: ASCII, Latin-1 symbols, general and CJK punctuation, full-width."""
-    result = np.zeros(codes.size, dtype=bool)
-    ascii_ = codes < 128
-    result[ascii_] = _SEPARATOR_TABLE[codes[ascii_]]
-    for low, high in _SEPARATOR_RANGES:
-        result |= (codes >= low) & (codes <= high)
-    return result
+    """One table look-up per code point; code points beyond the BMP are never separators."""
+    return _SEPARATORS[np.minimum(codes, 0xFFFF)]
 
 
 _BASE = 0x100000001B3  # odd, so invertible mod 2^64

@@ -83,15 +83,17 @@ class TsvBlock:
 
     lines: list[str]
     columns: list[list[str]]
-    first_line: int
 
 
 class TsvReader:
     """Stream a TSV file in blocks of rows, validating field counts and UTF-8 per line.
 
     The expected field count is that of the header (with ``header=True``) or of the first line.
-    ``sha256`` holds the hash of every byte read once iteration ends (the artifact's data hash).
+    Lines are read and decoded a megabyte at a time; only a chunk holding a malformed line is
+    re-read line by line to name it. ``sha256`` hashes every byte read (the artifact's data hash).
     """
+
+    chunk_bytes = 1 << 20
 
     def __init__(
         self,
@@ -113,92 +115,128 @@ class TsvReader:
         self._stream = open_input(path)
         self._lineno = 0
         self._n_fields: int | None = None
-        self._pending: list[str] = []
         self.indices = self._read_header_and_resolve()
 
-    # -- reading raw lines -------------------------------------------------------------------
-    def _raw_lines(self) -> Iterator[bytes]:
-        name = display_name(self.path)
+    # -- reading -----------------------------------------------------------------------------
+    def _chunks(self) -> Iterator[list[bytes]]:
         try:
             while True:
-                raw = self._stream.readline()
-                if not raw:
+                chunk = self._stream.readlines(self.chunk_bytes)
+                if not chunk:
                     return
-                self.sha256.update(raw)
-                yield raw
+                yield chunk
         except _DECOMPRESSION_ERRORS as exc:
-            raise InputError(f"{name}:{self._lineno + 1}: truncated or corrupt input ({exc})") from None
+            raise InputError(f"{display_name(self.path)}:{self._lineno + 1}: truncated or corrupt input ({exc})") from None
 
-    def _malformed(self, reason: str, message: str) -> None:
+    def _malformed(self, lineno: int, reason: str, message: str) -> None:
         if self.on_error == "skip":
             self.stats.skipped[reason] += 1
             return
-        raise InputError(f"{display_name(self.path)}:{self._lineno}: {message}")
+        raise InputError(f"{display_name(self.path)}:{lineno}: {message}")
 
-    def _decode(self, raw: bytes) -> str | None:
-        self._lineno += 1
-        self.stats.lines += 1
+    def _decode_line(self, raw: bytes, lineno: int) -> str | None:
         if len(raw) > self.max_line_bytes:
-            self._malformed("line_too_long", f"line longer than {self.max_line_bytes} bytes")
+            self._malformed(lineno, "line_too_long", f"line longer than {self.max_line_bytes} bytes")
             return None
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            self._malformed("bad_utf8", f"invalid UTF-8 at byte {exc.start}")
+            self._malformed(lineno, "bad_utf8", f"invalid UTF-8 at byte {exc.start}")
             return None
-        return text.rstrip("\n").removesuffix("\r")
+        return text.removesuffix("\n").removesuffix("\r")
+
+    def _fast_parse(self, chunk: list[bytes], first: int) -> tuple[list[str], list[list[str]]] | None:
+        """Decode and split a whole chunk at once; None if any line needs a closer look."""
+        if max(map(len, chunk)) > self.max_line_bytes:
+            return None
+        try:
+            text = b"".join(chunk).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        lines = text.replace("\r\n", "\n").split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        if len(lines) != len(chunk) or lines[-1].endswith("\r"):
+            return None
+        fields = [line.split("\t") for line in lines]
+        if self._n_fields is None:
+            self._set_field_count(len(fields[0]), first)
+        if any(len(f) != self._n_fields for f in fields):
+            return None
+        return lines, fields
+
+    def _parse(self, chunk: list[bytes]) -> tuple[list[str], list[list[str]]]:
+        """The well-formed lines of a chunk and their fields; malformed ones fail or are skipped."""
+        self.sha256.update(b"".join(chunk))
+        first = self._lineno + 1
+        self._lineno += len(chunk)
+        self.stats.lines += len(chunk)
+        parsed = self._fast_parse(chunk, first)
+        if parsed is not None:
+            return parsed
+        lines, fields = [], []
+        for lineno, raw in enumerate(chunk, start=first):
+            text = self._decode_line(raw, lineno)
+            if text is None:
+                continue
+            row = text.split("\t")
+            if self._n_fields is None:
+                self._set_field_count(len(row), lineno)
+            if len(row) != self._n_fields:
+                what = "empty line" if not text else f"{len(row)} tab-separated fields"
+                self._malformed(lineno, "wrong_field_count", f"expected {self._n_fields} tab-separated fields, found {what}")
+                continue
+            lines.append(text)
+            fields.append(row)
+        return lines, fields
 
     def _read_header_and_resolve(self) -> list[int]:
-        self._lines = self._raw_lines()
         if self.header:
-            for raw in self._lines:
-                text = self._decode(raw)
+            for chunk in self._header_line():
+                text = self._decode_line(chunk, 1)
                 if text is not None:
                     self.header_fields = text.split("\t")
-                    self._n_fields = len(self.header_fields)
-                    break
             if self.header_fields is None:
                 raise InputError(f"{display_name(self.path)}: empty input, expected a header line")
-        indices = resolve_columns(self.column_specs, self.header_fields, self.path)
-        if self._n_fields is not None:
-            self._check_indices(indices)
-        return indices
+        self.indices = resolve_columns(self.column_specs, self.header_fields, self.path)
+        if self.header_fields is not None:
+            self._set_field_count(len(self.header_fields), 1)
+        return self.indices
 
-    def _check_indices(self, indices: list[int]) -> None:
-        for spec, index in zip(self.column_specs, indices):
-            if index >= self._n_fields:
+    def _header_line(self) -> Iterator[bytes]:
+        raw = self._stream.readline()
+        if raw:
+            self.sha256.update(raw)
+            self._lineno = self.stats.lines = 1
+            yield raw
+
+    def _set_field_count(self, n_fields: int, lineno: int | None = None) -> None:
+        self._n_fields = n_fields
+        for spec, index in zip(self.column_specs, self.indices):
+            if index >= n_fields:
                 raise InputError(
-                    f"{display_name(self.path)}:{self._lineno}: column {spec} does not exist; "
-                    f"the input has {self._n_fields} tab-separated fields"
+                    f"{display_name(self.path)}:{lineno or self._lineno}: column {spec} does not exist; "
+                    f"the input has {n_fields} tab-separated fields"
                 )
 
     # -- blocks ------------------------------------------------------------------------------
     def __iter__(self) -> Iterator[TsvBlock]:
         lines: list[str] = []
-        columns: list[list[str]] = [[] for _ in self.indices]
-        first = self._lineno + 1
-        for raw in self._lines:
-            text = self._decode(raw)
-            if text is None:
-                continue
-            fields = text.split("\t")
-            if self._n_fields is None:
-                self._n_fields = len(fields)
-                self._check_indices(self.indices)
-            if len(fields) != self._n_fields:
-                what = "empty line" if not text else f"{len(fields)} tab-separated fields"
-                self._malformed("wrong_field_count", f"expected {self._n_fields} tab-separated fields, found {what}")
-                continue
-            lines.append(text)
-            for column, index in zip(columns, self.indices):
-                column.append(fields[index])
-            if len(lines) == self.block_size:
-                self.stats.rows += len(lines)
-                yield TsvBlock(lines, columns, first)
-                lines, columns, first = [], [[] for _ in self.indices], self._lineno + 1
+        fields: list[list[str]] = []
+        size = self.block_size
+        for chunk in self._chunks():
+            chunk_lines, chunk_fields = self._parse(chunk)
+            lines += chunk_lines
+            fields += chunk_fields
+            while len(lines) >= size:
+                yield self._block(lines[:size], fields[:size])
+                lines, fields = lines[size:], fields[size:]
         if lines:
-            self.stats.rows += len(lines)
-            yield TsvBlock(lines, columns, first)
+            yield self._block(lines, fields)
+
+    def _block(self, lines: list[str], fields: list[list[str]]) -> TsvBlock:
+        self.stats.rows += len(lines)
+        return TsvBlock(lines, [[row[i] for row in fields] for i in self.indices])
 
     def close(self) -> None:
         if self._stream is not sys.stdin.buffer:

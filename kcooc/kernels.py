@@ -19,26 +19,7 @@ from scipy.linalg import solve_triangular
 from scipy.spatial.distance import cdist
 
 from .errors import InputError
-
-
-def dense(M) -> np.ndarray:
-    return M.toarray() if sp.issparse(M) else np.asarray(M)
-
-
-def squared_norms(X) -> np.ndarray:
-    if sp.issparse(X):
-        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
-    X = np.asarray(X, dtype=np.float64)
-    return np.einsum("ij,ij->i", X, X)
-
-
-def normalize_rows(X):
-    """Rows scaled to unit L2 norm; an all-zero row (empty sentence) stays zero."""
-    norms = np.sqrt(squared_norms(X))
-    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-    if sp.issparse(X):
-        return sp.diags(scale) @ X
-    return np.asarray(X, dtype=np.float64) * scale[:, None]
+from .linalg import dense, normalize_rows, squared_norms
 
 
 def _cross(X, Y) -> np.ndarray:

@@ -109,8 +109,9 @@ def test_sparse_and_dense_inputs_score_the_same():
     for kernel in ("cos", "linear", "rbf"):
         sparse_model = PHSIC(kernel, rank=20).fit(Xs, Ys)
         dense_model = PHSIC(kernel, rank=20).fit(Xs.toarray(), Ys.toarray())
+        # float32 inputs: products run in single precision, in different orders for sparse and dense
         np.testing.assert_allclose(sparse_model.score(Xs, Ys), dense_model.score(Xs.toarray(), Ys.toarray()),
-                                   rtol=1e-7, atol=1e-12)
+                                   rtol=1e-5, atol=1e-9)
 
 
 def test_empty_sentence_scores_zero_with_cosine(vectors):

@@ -1,0 +1,61 @@
+"""Small linear-algebra helpers on dense arrays and scipy sparse rows, shared by all methods."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+
+def dense(M) -> np.ndarray:
+    return M.toarray() if sp.issparse(M) else np.asarray(M)
+
+
+def squared_norms(X) -> np.ndarray:
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    X = np.asarray(X, dtype=np.float64)
+    return np.einsum("ij,ij->i", X, X)
+
+
+def normalize_rows(X):
+    """Rows scaled to unit L2 norm, in the input's float precision; an all-zero row stays zero."""
+    norms = np.sqrt(squared_norms(X))
+    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+    if sp.issparse(X):
+        return sp.diags(scale.astype(X.dtype)) @ X
+    X = np.asarray(X)
+    if not np.issubdtype(X.dtype, np.floating):
+        X = X.astype(np.float64)
+    return X * scale[:, None].astype(X.dtype)
+
+
+def rowwise_bilinear(Phi, C: np.ndarray, Psi) -> np.ndarray:
+    """phi_r^T C psi_r for every row r.
+
+    Dense rows: one GEMM and a row-wise dot. Sparse rows: only the nnz(phi_r) x nnz(psi_r)
+    entries of C each pair touches, instead of a sparse-dense product over all of C's columns.
+    """
+    if sp.issparse(Phi) and sp.issparse(Psi):
+        Phi, Psi = sp.csr_matrix(Phi), sp.csr_matrix(Psi)
+        return _sparse_bilinear(Phi.indptr, Phi.indices, Phi.data.astype(np.float64), C,
+                                Psi.indptr, Psi.indices, Psi.data.astype(np.float64))
+    Z = dense(Phi @ C)
+    if sp.issparse(Psi):
+        return np.asarray(Psi.multiply(Z).sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", Z, dense(Psi))
+
+
+@numba.njit(cache=True, nogil=True)
+def _sparse_bilinear(x_ptr, x_idx, x_val, C, y_ptr, y_idx, y_val):  # pragma: no cover - compiled
+    out = np.zeros(len(x_ptr) - 1)
+    for r in range(len(out)):
+        total = 0.0
+        for a in range(x_ptr[r], x_ptr[r + 1]):
+            row = C[x_idx[a]]
+            partial = 0.0
+            for b in range(y_ptr[r], y_ptr[r + 1]):
+                partial += row[y_idx[b]] * y_val[b]
+            total += x_val[a] * partial
+        out[r] = total
+    return out
