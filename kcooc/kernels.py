@@ -41,6 +41,10 @@ class Kernel(abc.ABC):
     def diag(self, X) -> np.ndarray:
         """k(x, x) for every row x of X."""
 
+    def columns(self, X):
+        """A function p -> k(X, x_p) for pivot rows of X, reusing per-row work across pivots."""
+        return lambda p: self(X, X[p : p + 1]).ravel()
+
     def params(self) -> dict:
         return {"name": self.name}
 
@@ -89,6 +93,11 @@ class RBFKernel(Kernel):
 
     def diag(self, X):
         return np.ones(X.shape[0])
+
+    def columns(self, X):
+        norms = squared_norms(X)
+        return lambda p: np.exp(-np.maximum(norms + norms[p] - 2.0 * _cross(X, X[p : p + 1]).ravel(), 0.0)
+                                / (2.0 * self.sigma**2))
 
     def params(self):
         return {"name": self.name, "sigma": self.sigma}
@@ -167,15 +176,17 @@ def incomplete_cholesky(X, kernel: Kernel, rank: int, tol: float = 1e-6) -> tupl
     """
     n = X.shape[0]
     rank = min(rank, n)
-    A = np.zeros((n, rank))
+    X = X.astype(np.float64, copy=False)
+    A = np.zeros((n, rank), order="F")  # column j is written and A[:, :j] read as one block per step
     residual = kernel.diag(X).astype(np.float64)
+    column_of = kernel.columns(X)
     pivots: list[int] = []
     for j in range(rank):
         p = int(np.argmax(residual))
         if residual[p] <= tol:
             break
         pivots.append(p)
-        column = kernel(X, X[p : p + 1]).ravel()
+        column = column_of(p)
         A[:, j] = (column - A[:, :j] @ A[p, :j]) / np.sqrt(residual[p])
         residual -= A[:, j] ** 2
         residual[pivots] = 0.0

@@ -46,6 +46,26 @@ def rowwise_bilinear(Phi, C: np.ndarray, Psi) -> np.ndarray:
     return np.einsum("ij,ij->i", Z, dense(Psi))
 
 
+def add_cross_product(S: np.ndarray, Phi, Psi) -> None:
+    """S += Phi^T Psi in place (float64); for two sparse blocks, straight into the dense S."""
+    if sp.issparse(Phi) and sp.issparse(Psi):
+        Phi, Psi = sp.csr_matrix(Phi), sp.csr_matrix(Psi)
+        _sparse_cross_product(Phi.indptr, Phi.indices, Phi.data.astype(np.float64),
+                              Psi.indptr, Psi.indices, Psi.data.astype(np.float64), S)
+    else:
+        S += dense(Phi.T @ Psi)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sparse_cross_product(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, S):  # pragma: no cover - compiled
+    for r in range(len(x_ptr) - 1):
+        for a in range(x_ptr[r], x_ptr[r + 1]):
+            row = S[x_idx[a]]
+            value = x_val[a]
+            for b in range(y_ptr[r], y_ptr[r + 1]):
+                row[y_idx[b]] += value * y_val[b]
+
+
 @numba.njit(cache=True, nogil=True)
 def _sparse_bilinear(x_ptr, x_idx, x_val, C, y_ptr, y_idx, y_val):  # pragma: no cover - compiled
     out = np.zeros(len(x_ptr) - 1)

@@ -79,10 +79,12 @@ def main() -> None:
         results[f"cos(x, y) of {name} vectors, no training"] = [evaluate(cosine, labels)] * len(sizes)
         test_scores[f"cos {name}"] = cosine
     runs = [("fastText", "cos", {}), ("WordLlama", "cos", {}), ("hashing", "cos", {}),
-            ("fastText", "rbf", {"rank": 100}), ("WordLlama", "rbf", {"rank": 100})]
+            ("fastText", "rbf", {"rank": 100}), ("fastText", "rbf", {"rank": 100, "normalize": True}),
+            ("WordLlama", "rbf", {"rank": 100, "normalize": True})]
     fit_seconds: dict[str, list] = {}
     for encoder_name, kernel, params in runs:
         label = f"PHSIC {encoder_name} {kernel.upper() if kernel == 'rbf' else kernel}" + (" ICD d=100" if params else "")
+        label += ", unit vectors" if params.get("normalize") else ""
         Xtr, Ytr, X, Y = encoded[encoder_name]
         results[label], fit_seconds[label] = [], []
         for _, n in sizes:

@@ -154,3 +154,15 @@ def test_bad_parameters_are_input_errors():
         PHSIC("cos").fit_maps(np.ones((3, 2)), np.ones((3, 2))).finalize()
     with pytest.raises(InputError):
         CrossMoments.zeros(2, 2) and PHSIC("cos").fit(np.ones((3, 2)), np.ones((4, 2)))
+
+
+def test_normalized_rbf_equals_eq27_on_unit_vectors(vectors):
+    from kcooc.linalg import normalize_rows
+
+    X, Y = vectors
+    model = PHSIC("rbf", rank=30, tol=1e-13, normalize=True).fit(X[:30], Y[:30])
+    Xn, Yn = normalize_rows(X), normalize_rows(Y)
+    expected = naive_phsic(Xn[30:40], Yn[30:40], Xn[:30], Yn[:30], model.x_map.kernel, model.y_map.kernel)
+    np.testing.assert_allclose(model.score(X[30:40], Y[30:40]), expected, rtol=1e-6, atol=1e-10)
+    # sentence length no longer matters: scaling a vector leaves its score unchanged
+    np.testing.assert_allclose(model.score(3 * X[30:40], Y[30:40]), expected, rtol=1e-6, atol=1e-10)

@@ -80,8 +80,8 @@ def train_command(config_path, input_path, output, x_vectors, y_vectors, spool_d
     }, print_config)
     require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
     timer = Timer()
-    model = PHSIC(cfg.kernel.name, sigma=cfg.kernel.sigma, rank=cfg.kernel.rank, tol=cfg.kernel.tol,
-                  degree=cfg.kernel.degree, gamma=cfg.kernel.gamma, coef0=cfg.kernel.coef0, seed=cfg.seed)
+    kernel = {k: v for k, v in to_dict(cfg.kernel).items() if k not in ("name", "sample")}
+    model = PHSIC(cfg.kernel.name, seed=cfg.seed, **kernel)
     reader, encoders = None, None
     if x_vectors:
         reader = open_pairs(input_path, cfg.input) if input_path != "-" else None

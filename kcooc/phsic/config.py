@@ -19,6 +19,8 @@ class KernelConfig:
     rank: int = option(100, "incomplete Cholesky: maximum rank d (the paper uses 100)")
     tol: float = option(1e-6, "incomplete Cholesky: stop when every residual diagonal is at most this")
     sample: Union[int, None] = option(None, "incomplete Cholesky: pivots chosen from this many seeded random pairs (null = all, as in the paper)")
+    normalize: bool = option(False, "scale sentence vectors to unit length before the kernel (rbf/laplacian/poly "
+                             "then ignore sentence length; a no-op for cos)")
     degree: int = option(2, "poly: degree")
     gamma: float = option(1.0, "poly: scale of x^T x'")
     coef0: float = option(1.0, "poly: constant term")

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from ..errors import InputError
 from ..kernels import BANDWIDTH_KERNELS, IncompleteCholeskyMap, Kernel, make_kernel, median_distance
-from ..linalg import dense, rowwise_bilinear
+from ..linalg import add_cross_product, dense, normalize_rows, rowwise_bilinear
 
 
 @dataclass
@@ -47,7 +47,7 @@ class CrossMoments:
         self.n += Phi.shape[0]
         self.sum_x += np.asarray(Phi.sum(axis=0)).ravel()
         self.sum_y += np.asarray(Psi.sum(axis=0)).ravel()
-        self.sum_xy += dense(Phi.T @ Psi)
+        add_cross_product(self.sum_xy, Phi, Psi)
 
     def merge(self, other: "CrossMoments") -> "CrossMoments":
         return CrossMoments(self.n + other.n, self.sum_x + other.sum_x, self.sum_y + other.sum_y,
@@ -63,15 +63,22 @@ class CrossMoments:
 
 
 class FeatureMap:
-    """phi for one side: explicit (linear, cos) or the incomplete Cholesky map (other kernels)."""
+    """phi for one side: explicit (linear, cos) or the incomplete Cholesky map (other kernels).
 
-    def __init__(self, kernel: Kernel, icd: IncompleteCholeskyMap | None = None):
-        self.kernel, self.icd = kernel, icd
+    With ``normalize`` the sentence vectors are scaled to unit length before the kernel (an RBF
+    kernel then depends on their cosine only, not on sentence length).
+    """
+
+    def __init__(self, kernel: Kernel, icd: IncompleteCholeskyMap | None = None, normalize: bool = False):
+        self.kernel, self.icd, self.normalize = kernel, icd, normalize
 
     @classmethod
     def fit(cls, kernel: str, sample, *, sigma: float | str = "median", rank: int = 100, tol: float = 1e-6,
-            degree: int = 2, gamma: float = 1.0, coef0: float = 1.0, seed: int = 0) -> "FeatureMap":
+            degree: int = 2, gamma: float = 1.0, coef0: float = 1.0, normalize: bool = False,
+            seed: int = 0) -> "FeatureMap":
         """Build the map; data-space kernels need a sample to choose sigma and the pivots."""
+        if normalize:
+            sample = normalize_rows(sample)
         params: dict = {}
         if kernel in BANDWIDTH_KERNELS:
             params["sigma"] = (median_distance(sample, BANDWIDTH_KERNELS[kernel], seed=seed)
@@ -80,28 +87,33 @@ class FeatureMap:
             params.update(degree=degree, gamma=gamma, coef0=coef0)
         k = make_kernel(kernel, **params)
         if k.feature_space:
-            return cls(k)
+            return cls(k, normalize=normalize)
         icd, _ = IncompleteCholeskyMap.fit(sample, k, rank, tol)
-        return cls(k, icd)
+        return cls(k, icd, normalize)
 
     def dim(self, input_dim: int) -> int:
         return self.icd.dim if self.icd is not None else input_dim
 
     def __call__(self, X):
+        if self.normalize:
+            X = normalize_rows(X)
         return self.icd(X) if self.icd is not None else self.kernel.feature_map(X)
 
     def state(self, prefix: str) -> tuple[dict, dict[str, np.ndarray]]:
         arrays = {}
         if self.icd is not None:
             arrays = {f"{prefix}pivots": self.icd.pivot_points, f"{prefix}lower": self.icd.lower}
-        return self.kernel.params(), arrays
+        return {**self.kernel.params(), "normalize": self.normalize}, arrays
 
     @classmethod
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray], prefix: str) -> "FeatureMap":
+        params = dict(params)
+        normalize = params.pop("normalize", False)
         kernel = make_kernel(**params)
         if kernel.feature_space:
-            return cls(kernel)
-        return cls(kernel, IncompleteCholeskyMap(kernel, arrays[f"{prefix}pivots"], arrays[f"{prefix}lower"]))
+            return cls(kernel, normalize=normalize)
+        icd = IncompleteCholeskyMap(kernel, arrays[f"{prefix}pivots"], arrays[f"{prefix}lower"])
+        return cls(kernel, icd, normalize)
 
 
 class PHSIC:
@@ -112,13 +124,15 @@ class PHSIC:
     """
 
     def __init__(self, kernel: str = "cos", *, sigma: float | str = "median", rank: int = 100,
-                 tol: float = 1e-6, degree: int = 2, gamma: float = 1.0, coef0: float = 1.0, seed: int = 0):
+                 tol: float = 1e-6, degree: int = 2, gamma: float = 1.0, coef0: float = 1.0,
+                 normalize: bool = False, seed: int = 0):
         if rank < 1:
             raise InputError(f"rank must be >= 1, got {rank}")
         if sigma != "median" and not (isinstance(sigma, (int, float)) and sigma > 0):
             raise InputError(f"sigma must be 'median' or a positive number, got {sigma!r}")
         self.kernel = kernel
-        self.map_params = dict(sigma=sigma, rank=rank, tol=tol, degree=degree, gamma=gamma, coef0=coef0)
+        self.map_params = dict(sigma=sigma, rank=rank, tol=tol, degree=degree, gamma=gamma, coef0=coef0,
+                               normalize=normalize)
         self.seed = seed
         self.x_map: FeatureMap | None = None
         self.y_map: FeatureMap | None = None
