@@ -1,0 +1,54 @@
+# kcooc: install, data, tests and the paper reproductions. Real data is built from packages into data/.
+PYTHON ?= python3
+PIP ?= $(PYTHON) -m pip
+DATA ?= data
+RUNS ?= runs
+
+.PHONY: install install-test demo test test-all data dialogue bench-phsic config-docs clean
+
+install:
+	$(PIP) install -q -e .
+
+install-test:
+	$(PIP) install -q -e '.[test]'
+
+# The main job on the embedded default data: real chitchat dialogue pairs (from the PyPI package
+# chitchat-dataset), PHSIC with WordLlama vectors (ship with the package), scored and evaluated.
+demo: install-test $(DATA)/dialogue/train.tsv
+	@mkdir -p $(RUNS)
+	kcooc phsic train -c configs/dialogue-wordllama.yaml -i $(DATA)/dialogue/train.tsv -o $(RUNS)/demo.npz \
+		--summary $(RUNS)/demo-train.json
+	kcooc phsic score -m $(RUNS)/demo.npz -i $(DATA)/dialogue/test-candidates.tsv --candidates \
+		-o $(RUNS)/demo-ranked.tsv --summary $(RUNS)/demo-score.json
+	$(PYTHON) scripts/ranked_metrics.py $(RUNS)/demo-ranked.tsv
+
+test: install-test
+	$(PYTHON) -m pytest -q
+
+# Reproduction-scale tests too (slow; not in CI's default run).
+test-all: install-test
+	$(PYTHON) -m pytest -q -m ''
+
+data: $(DATA)/dialogue/train.tsv $(DATA)/fasttext/en-300.bin
+
+$(DATA)/dialogue/train.tsv:
+	$(PYTHON) scripts/data_dialogue.py $(DATA)/dialogue
+
+# fastText skip-gram, 300-d, on GCIDE (Debian dict-gcide) + the dialogue training side (~8 min on 2 cores).
+$(DATA)/fasttext/en-300.bin: $(DATA)/dialogue/train.tsv
+	$(PYTHON) scripts/data_fasttext.py --dialogue $(DATA)/dialogue/train.tsv --cache $(DATA)/cache \
+		--output $@
+
+# PHSIC paper §6.2: Tables 4, 5, 7 analogues -> docs/results-dialogue.md
+dialogue: install-test data
+	$(PYTHON) scripts/eval_dialogue.py --data $(DATA)/dialogue --fasttext $(DATA)/fasttext/en-300.bin \
+		--out docs/results-dialogue.md
+
+bench-phsic: install data
+	$(PYTHON) scripts/bench_phsic.py --tsv $(DATA)/dialogue/train.tsv --fasttext $(DATA)/fasttext/en-300.bin
+
+config-docs:
+	$(PYTHON) scripts/config_docs.py > configs/README.md
+
+clean:
+	rm -rf $(RUNS) .pytest_cache
