@@ -202,3 +202,21 @@ def test_wrong_model_kind_config_typo_and_missing_files(tmp_path):
     empty.write_text("")
     result = run("phsic", "train", "-i", empty, "-o", tmp_path / "m.npz", check=False)
     assert result.returncode == 2 and "no training pairs" in result.stderr
+
+
+def test_icd_from_stdin_with_a_pivot_sample_is_deterministic(tmp_path):
+    config = tmp_path / "rbf.yaml"
+    config.write_text("kernel:\n  name: rbf\n  rank: 30\n  sample: 500\n  normalize: true\nseed: 7\n")
+    data = open(TRAIN, encoding="utf-8").read()
+    models = [tmp_path / f"m{i}.npz" for i in range(2)]
+    for model in models:
+        run("phsic", "train", "-c", config, "-o", model, "--block-size", "256", "--spool-dir", tmp_path, stdin=data)
+    assert models[0].read_bytes() == models[1].read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m0.npz", "m1.npz", "rbf.yaml"]  # spool removed
+    from kcooc.phsic.commands import load_model
+
+    header, model = load_model(str(models[0]))
+    assert header["config"]["kernel"]["sample"] == 500 and model.x_map.icd.dim == 30 and model.moments.n == 2000
+    other_seed = tmp_path / "seed.npz"
+    run("phsic", "train", "-c", config, "-o", other_seed, "--seed", "8", "-i", TRAIN)
+    assert other_seed.read_bytes() != models[0].read_bytes()
