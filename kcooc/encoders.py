@@ -318,3 +318,11 @@ def build_encoder(spec: dict) -> Encoder:
         return HashingEncoder(spec.get("n_features", 1024), spec.get("word_ngrams", 2),
                               spec.get("char_ngrams"), spec.get("lowercase", True))
     raise InputError(f"unknown encoder {name!r}; choose fasttext, vectors, wordllama or hashing")
+
+
+def build_pair_encoders(x_spec: dict, y_spec: dict | None = None) -> tuple[Encoder, Encoder]:
+    """Encoders for the x and y sides; one shared instance (one model load) when the specs agree."""
+    x_encoder = build_encoder(x_spec)
+    if y_spec is None or y_spec == x_spec:
+        return x_encoder, x_encoder
+    return x_encoder, build_encoder(y_spec)

@@ -17,12 +17,14 @@ import hashlib
 import io
 import lzma
 import os
+import queue
 import sys
 import tempfile
+import threading
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterator, Sequence
+from typing import BinaryIO, Iterable, Iterator, Sequence, TypeVar
 
 from .errors import InputError
 
@@ -233,6 +235,7 @@ class TsvReader:
                 lines, fields = lines[size:], fields[size:]
         if lines:
             yield self._block(lines, fields)
+        self.close()
 
     def _block(self, lines: list[str], fields: list[list[str]]) -> TsvBlock:
         self.stats.rows += len(lines)
@@ -295,3 +298,39 @@ def _compressed_writer(path: str, raw: BinaryIO):
     if path.endswith(".xz"):
         return lzma.LZMAFile(raw, "wb")
     return None
+
+
+T = TypeVar("T")
+
+
+class _Failure:
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+
+def prefetch(items: Iterable[T], depth: int = 2) -> Iterator[T]:
+    """Produce ``items`` in a background thread, at most ``depth`` ahead, in their order.
+
+    Reading, decoding and encoding the next block overlap the maths on the current one where
+    either side releases the GIL (BLAS, numba, most numpy). An error in the producer is raised
+    in the consumer.
+    """
+    handoff: queue.Queue = queue.Queue(maxsize=depth)
+    done = object()
+
+    def produce() -> None:
+        try:
+            for item in items:
+                handoff.put(item)
+            handoff.put(done)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the consuming thread
+            handoff.put(_Failure(exc))
+
+    threading.Thread(target=produce, daemon=True).start()
+    while True:
+        item = handoff.get()
+        if item is done:
+            return
+        if isinstance(item, _Failure):
+            raise item.exc
+        yield item

@@ -20,14 +20,25 @@ def squared_norms(X) -> np.ndarray:
 
 def normalize_rows(X):
     """Rows scaled to unit L2 norm, in the input's float precision; an all-zero row stays zero."""
-    norms = np.sqrt(squared_norms(X))
+    if sp.issparse(X):
+        norms = np.sqrt(squared_norms(X))
+    else:
+        X = np.asarray(X)
+        if not np.issubdtype(X.dtype, np.floating):
+            X = X.astype(np.float64)
+        norms = np.sqrt(np.einsum("ij,ij->i", X, X))
     scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
     if sp.issparse(X):
         return sp.diags(scale.astype(X.dtype)) @ X
-    X = np.asarray(X)
-    if not np.issubdtype(X.dtype, np.floating):
-        X = X.astype(np.float64)
-    return X * scale[:, None].astype(X.dtype)
+    return X * scale[:, None]
+
+
+def with_ones_column(X) -> np.ndarray:
+    """[X | 1] in float64, so one GEMM of two such blocks also yields their column sums and n."""
+    out = np.empty((X.shape[0], X.shape[1] + 1))
+    out[:, :-1] = X
+    out[:, -1] = 1.0
+    return out
 
 
 def rowwise_bilinear(Phi, C: np.ndarray, Psi) -> np.ndarray:

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from .encoders import Encoder
 from .errors import InputError
-from .io import TsvReader, display_name
+from .io import TsvReader, display_name, prefetch
 
 
 @dataclass
@@ -31,9 +31,14 @@ class PairBlock:
 
 
 def encoded_pairs(reader: TsvReader, x_encoder: Encoder, y_encoder: Encoder) -> Iterator[PairBlock]:
-    for block in reader:
-        x_text, y_text = block.columns
-        yield PairBlock(block.lines, x_text, x_encoder.encode(x_text), y_encoder.encode(y_text))
+    """Read and encode in a background thread, one block ahead of the consumer."""
+
+    def blocks() -> Iterator[PairBlock]:
+        for block in reader:
+            x_text, y_text = block.columns
+            yield PairBlock(block.lines, x_text, x_encoder.encode(x_text), y_encoder.encode(y_text))
+
+    return prefetch(blocks())
 
 
 def load_vectors(path: str) -> np.ndarray:

@@ -45,6 +45,8 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=300)
     parser.add_argument("--epoch", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--bucket", type=int, default=200_000,
+                        help="subword hash buckets; fastText's 2M default makes a 2.4 GB model that takes seconds to load")
     args = parser.parse_args()
     import fasttext
 
@@ -55,6 +57,7 @@ def main() -> None:
     with open(corpus, "w", encoding="utf-8") as f:
         f.write(text8(gcide_text(args.cache)) + " " + text8(dialogue))
     model = fasttext.train_unsupervised(corpus, model="skipgram", dim=args.dim, epoch=args.epoch, minCount=3,
+                                        bucket=args.bucket,
                                         thread=args.threads, verbose=0)
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     tmp = args.output + ".tmp"

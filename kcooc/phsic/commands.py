@@ -11,7 +11,7 @@ from .. import artifact
 from ..cliutils import (Timer, guarded, input_options, input_overrides, load_config, open_pairs, progress,
                         require, run_options, write_summary)
 from ..config import to_dict
-from ..encoders import build_encoder
+from ..encoders import build_pair_encoders
 from ..io import atomic_output, display_name
 from ..pairs import encoded_pairs, vector_pairs
 from .config import PhsicConfig
@@ -88,7 +88,7 @@ def train_command(config_path, input_path, output, x_vectors, y_vectors, spool_d
         blocks = vector_pairs(x_vectors, y_vectors, cfg.input.block_size, reader)
     else:
         reader = open_pairs(input_path, cfg.input)
-        encoders = (build_encoder(to_dict(cfg.encoder)), build_encoder(to_dict(cfg.y_encoder or cfg.encoder)))
+        encoders = build_pair_encoders(to_dict(cfg.encoder), cfg.y_encoder and to_dict(cfg.y_encoder))
         blocks = encoded_pairs(reader, *encoders)
     with progress(quiet) as bar:
         train(blocks, model, sample_size=cfg.kernel.sample, spool_dir=spool_dir, on_block=bar.update)
@@ -152,7 +152,7 @@ def score_command(model_path, input_path, output, score_only, candidates, encode
         specs = [dict(spec, **({"model": encoder_model} if encoder_model and "model" in spec else {}))
                  for spec in header["encoders"]]
         reader = open_pairs(input_path, cfg.input)
-        blocks = encoded_pairs(reader, build_encoder(specs[0]), build_encoder(specs[1]))
+        blocks = encoded_pairs(reader, *build_pair_encoders(*specs))
     n = 0
     with atomic_output(output) as out, progress(quiet) as bar:
         if candidates:

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from ..errors import InputError
 from ..kernels import BANDWIDTH_KERNELS, IncompleteCholeskyMap, Kernel, make_kernel, median_distance
-from ..linalg import add_cross_product, dense, normalize_rows, rowwise_bilinear
+from ..linalg import add_cross_product, dense, normalize_rows, rowwise_bilinear, with_ones_column
 
 
 @dataclass
@@ -42,12 +42,19 @@ class CrossMoments:
 
         Products run in float64: C = E[phi psi^T] - E[phi] E[psi]^T cancels most of its digits
         (Eq. 21), and single precision would make sharded and serial results differ visibly.
+        Dense blocks get a ones column, so one GEMM gives sum phi psi^T, sum phi and sum psi.
         """
-        Phi, Psi = Phi.astype(np.float64, copy=False), Psi.astype(np.float64, copy=False)
         self.n += Phi.shape[0]
-        self.sum_x += np.asarray(Phi.sum(axis=0)).ravel()
-        self.sum_y += np.asarray(Psi.sum(axis=0)).ravel()
-        add_cross_product(self.sum_xy, Phi, Psi)
+        if sp.issparse(Phi) or sp.issparse(Psi):
+            Phi, Psi = Phi.astype(np.float64, copy=False), Psi.astype(np.float64, copy=False)
+            self.sum_x += np.asarray(Phi.sum(axis=0)).ravel()
+            self.sum_y += np.asarray(Psi.sum(axis=0)).ravel()
+            add_cross_product(self.sum_xy, Phi, Psi)
+            return
+        product = with_ones_column(Phi).T @ with_ones_column(Psi)
+        self.sum_xy += product[:-1, :-1]
+        self.sum_x += product[:-1, -1]
+        self.sum_y += product[-1, :-1]
 
     def merge(self, other: "CrossMoments") -> "CrossMoments":
         return CrossMoments(self.n + other.n, self.sum_x + other.sum_x, self.sum_y + other.sum_y,
