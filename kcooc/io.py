@@ -246,6 +246,13 @@ class TsvReader:
             self._stream.close()
 
 
+def check_output_directory(path: str) -> None:
+    """Fail before any work if ``path``'s directory does not exist."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if path != "-" and not os.path.isdir(directory):
+        raise InputError(f"{path}: output directory {directory} does not exist")
+
+
 @contextlib.contextmanager
 def atomic_output(path: str, binary: bool = False) -> Iterator[io.IOBase]:
     """Yield a writable file that appears at ``path`` only if the block finishes without error.
@@ -263,9 +270,8 @@ def atomic_output(path: str, binary: bool = False) -> Iterator[io.IOBase]:
         with open(path, "wb" if binary else "w", encoding=None if binary else "utf-8") as stream:
             yield stream
         return
+    check_output_directory(path)
     directory = os.path.dirname(path)
-    if not os.path.isdir(directory):
-        raise InputError(f"{path}: output directory {directory} does not exist")
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as raw:

@@ -12,7 +12,7 @@ from ..cliutils import (Timer, guarded, input_options, input_overrides, load_con
                         require, run_options, write_summary)
 from ..config import to_dict
 from ..encoders import build_pair_encoders
-from ..io import atomic_output, display_name
+from ..io import atomic_output, check_output_directory, display_name
 from ..pairs import encoded_pairs, vector_pairs
 from .config import PhsicConfig
 from .model import PHSIC, CrossMoments
@@ -79,6 +79,7 @@ def train_command(config_path, input_path, output, x_vectors, y_vectors, spool_d
         "encoder.name": options.get("encoder"), "encoder.model": options.get("encoder_model"),
     }, print_config)
     require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
+    check_output_directory(output)
     timer = Timer()
     kernel = {k: v for k, v in to_dict(cfg.kernel).items() if k not in ("name", "sample")}
     model = PHSIC(cfg.kernel.name, seed=cfg.seed, **kernel)
