@@ -254,8 +254,9 @@ class HashingEncoder(Encoder):
         r = np.concatenate(rows) if rows else np.zeros(0, np.int64)
         columns = (h % np.uint64(self.dim)).astype(np.int64)
         signs = np.where(h >> np.uint64(63), -1.0, 1.0).astype(np.float32)
-        # COO -> CSR sums repeated (row, column) entries; column order within a row is not sorted
-        return sp.csr_matrix((signs, (r, columns)), shape=(len(sentences), self.dim), dtype=np.float32)
+        matrix = sp.csr_matrix((signs, (r, columns)), shape=(len(sentences), self.dim), dtype=np.float32)
+        matrix.sort_indices()  # sorted columns: the scoring and statistics kernels then walk C's rows in order
+        return matrix
 
 
 def _separator_table() -> np.ndarray:
