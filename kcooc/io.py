@@ -147,12 +147,12 @@ class TsvReader:
             return None
         return text.removesuffix("\n").removesuffix("\r")
 
-    def _fast_parse(self, chunk: list[bytes], first: int) -> tuple[list[str], list[list[str]]] | None:
-        """Decode and split a whole chunk at once; None if any line needs a closer look."""
+    def _fast_parse(self, chunk: list[bytes], data: bytes, first: int) -> tuple[list[str], list[list[str]]] | None:
+        """Decode and split a whole chunk (``data``: its bytes joined) at once; None if a line needs a closer look."""
         if max(map(len, chunk)) > self.max_line_bytes:
             return None
         try:
-            text = b"".join(chunk).decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
             return None
         lines = text.replace("\r\n", "\n").split("\n")
@@ -169,11 +169,12 @@ class TsvReader:
 
     def _parse(self, chunk: list[bytes]) -> tuple[list[str], list[list[str]]]:
         """The well-formed lines of a chunk and their fields; malformed ones fail or are skipped."""
-        self.sha256.update(b"".join(chunk))
+        data = b"".join(chunk)
+        self.sha256.update(data)
         first = self._lineno + 1
         self._lineno += len(chunk)
         self.stats.lines += len(chunk)
-        parsed = self._fast_parse(chunk, first)
+        parsed = self._fast_parse(chunk, data, first)
         if parsed is not None:
             return parsed
         lines, fields = [], []
@@ -194,8 +195,11 @@ class TsvReader:
 
     def _read_header_and_resolve(self) -> list[int]:
         if self.header:
-            for chunk in self._header_line():
-                text = self._decode_line(chunk, 1)
+            raw = self._stream.readline()
+            if raw:
+                self.sha256.update(raw)
+                self._lineno = self.stats.lines = 1
+                text = self._decode_line(raw, 1)
                 if text is not None:
                     self.header_fields = text.split("\t")
             if self.header_fields is None:
@@ -204,13 +208,6 @@ class TsvReader:
         if self.header_fields is not None:
             self._set_field_count(len(self.header_fields), 1)
         return self.indices
-
-    def _header_line(self) -> Iterator[bytes]:
-        raw = self._stream.readline()
-        if raw:
-            self.sha256.update(raw)
-            self._lineno = self.stats.lines = 1
-            yield raw
 
     def _set_field_count(self, n_fields: int, lineno: int | None = None) -> None:
         self._n_fields = n_fields
