@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from . import __version__
+from .filtering.commands import filter_parallel
 from .phsic.commands import phsic
 
 EPILOG = """\b
@@ -13,8 +14,9 @@ Examples:
   kcooc phsic score -m runs/phsic.npz -i data/dialogue/test.tsv --score-only
   kcooc phsic score -m runs/phsic.npz -i candidates.tsv --candidates
   kcooc phsic merge shard1.npz shard2.npz -o model.npz
+  kcooc filter-parallel -c configs/filter-hashing.yaml -i corpus.tsv.gz -o kept.tsv --top-ratio 0.7 --jobs 2
 
-Exit codes: 0 success, 1 runtime failure, 2 bad usage or input. `kcooc CMD --help` for more.
+Exit codes: 0 success, 1 runtime failure, 2 bad usage or input, 75 output locked by another run. `kcooc CMD --help` for more.
 """
 
 
@@ -25,6 +27,7 @@ def cli():
 
 
 cli.add_command(phsic)
+cli.add_command(filter_parallel)
 
 
 def main() -> None:

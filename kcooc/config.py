@@ -168,6 +168,8 @@ class EncoderConfig:
     pooling: Literal["sum", "mean"] = option("sum", "fasttext/vectors: sum (Eq. 22) or mean of the word vectors")
     lowercase: bool = option(True, "lower-case text before encoding")
     strip_punctuation: bool = option(True, "fasttext/vectors: remove ASCII punctuation before splitting on spaces")
+    split_cjk: bool = option(False, "fasttext/vectors: make every kana/Han character a token (Japanese, Chinese); "
+                             "the model must be trained on the same split")
     dim: Union[int, None] = option(None, "wordllama: embedding size (64, 128, 256, 512 or 1024; default 256)")
     n_features: int = option(1024, "hashing: number of hashed columns")
     word_ngrams: int = option(2, "hashing: word n-grams of order 1..word_ngrams (0 = none)")

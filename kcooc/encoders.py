@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import abc
 import os
+import re
 import string
 from itertools import chain
 
@@ -24,16 +25,26 @@ import numpy as np
 import scipy.sparse as sp
 
 from .errors import InputError
+from .text import code_points
 
 _PUNCTUATION = str.maketrans({c: " " for c in string.punctuation})
 
 
-def tokenize(sentence: str, lowercase: bool, strip_punctuation: bool) -> list[str]:
-    """Whitespace tokens, optionally lower-cased and with ASCII punctuation removed (text8-like)."""
+_CJK_CHARACTER = re.compile("([\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f])")
+
+
+def tokenize(sentence: str, lowercase: bool, strip_punctuation: bool, split_cjk: bool = False) -> list[str]:
+    """Whitespace tokens, optionally lower-cased and with ASCII punctuation removed (text8-like).
+
+    ``split_cjk`` makes every kana and Han character a token of its own: Japanese and Chinese
+    are written without spaces, and a word-vector model trained on the same split covers them.
+    """
     if lowercase:
         sentence = sentence.lower()
     if strip_punctuation:
         sentence = sentence.translate(_PUNCTUATION)
+    if split_cjk:
+        sentence = _CJK_CHARACTER.sub(r" \1 ", sentence)
     return sentence.split()
 
 
@@ -60,11 +71,12 @@ class PooledWordVectors(Encoder):
 
     max_cache = 2_000_000
 
-    def __init__(self, dim: int, pooling: str = "sum", lowercase: bool = True, strip_punctuation: bool = True):
+    def __init__(self, dim: int, pooling: str = "sum", lowercase: bool = True, strip_punctuation: bool = True,
+                 split_cjk: bool = False):
         if pooling not in ("sum", "mean"):
             raise InputError(f"pooling must be 'sum' or 'mean', got {pooling!r}")
         self.dim, self.pooling = dim, pooling
-        self.lowercase, self.strip_punctuation = lowercase, strip_punctuation
+        self.lowercase, self.strip_punctuation, self.split_cjk = lowercase, strip_punctuation, split_cjk
         self._reset_cache()
 
     def _reset_cache(self) -> None:
@@ -95,7 +107,7 @@ class PooledWordVectors(Encoder):
         return np.fromiter(map(self._index.__getitem__, tokens), dtype=np.int64, count=len(tokens))
 
     def encode(self, sentences: list[str]) -> np.ndarray:
-        tokenized = [tokenize(s, self.lowercase, self.strip_punctuation) for s in sentences]
+        tokenized = [tokenize(s, self.lowercase, self.strip_punctuation, self.split_cjk) for s in sentences]
         lengths = np.fromiter(map(len, tokenized), dtype=np.int64, count=len(tokenized))
         ids = self._token_ids(list(chain.from_iterable(tokenized)))
         indptr = np.concatenate([[0], np.cumsum(lengths)])
@@ -130,7 +142,7 @@ class FastTextEncoder(PooledWordVectors):
 
     def spec(self):
         return {"name": "fasttext", "model": self.model_path, "pooling": self.pooling, "dim": self.dim,
-                "lowercase": self.lowercase, "strip_punctuation": self.strip_punctuation}
+                "lowercase": self.lowercase, "strip_punctuation": self.strip_punctuation, "split_cjk": self.split_cjk}
 
 
 class StaticVectorsEncoder(PooledWordVectors):
@@ -148,7 +160,7 @@ class StaticVectorsEncoder(PooledWordVectors):
 
     def spec(self):
         return {"name": "vectors", "model": self.model_path, "pooling": self.pooling, "dim": self.dim,
-                "lowercase": self.lowercase, "strip_punctuation": self.strip_punctuation}
+                "lowercase": self.lowercase, "strip_punctuation": self.strip_punctuation, "split_cjk": self.split_cjk}
 
 
 def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:
@@ -221,9 +233,7 @@ class HashingEncoder(Encoder):
     def encode(self, sentences: list[str]) -> sp.csr_matrix:
         if self.lowercase:
             sentences = [s.lower() for s in sentences]
-        lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=len(sentences))
-        codes = np.frombuffer(" ".join(sentences).encode("utf-32-le"), dtype=np.uint32)
-        sentence_of = np.repeat(np.arange(len(sentences)), lengths + 1)[: codes.size]
+        codes, sentence_of, _ = code_points(sentences, " ")
         hashes, rows = [], []
         in_token = ~_is_separator(codes)
         prefix, inverse_power = _prefix_hashes(codes)
@@ -233,19 +243,19 @@ class HashingEncoder(Encoder):
             end = start + n
             inside = in_token[start] & (token_id[start] == token_id[end - 1]) & in_token[end - 1]
             start = start[inside]
-            hashes.append(_mix((prefix[start + n] - prefix[start]) * inverse_power[start] + np.uint64(n)))
+            hashes.append(mix64((prefix[start + n] - prefix[start]) * inverse_power[start] + np.uint64(n)))
             rows.append(sentence_of[start])
         if self.word_ngrams:
             edges = np.diff(np.concatenate([[0], in_token.view(np.int8), [0]]))
             starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-            words = _mix((prefix[ends] - prefix[starts]) * inverse_power[starts])
+            words = mix64((prefix[ends] - prefix[starts]) * inverse_power[starts])
             word_sentence = sentence_of[starts]
             combined = words
             for n in range(1, self.word_ngrams + 1):
                 if n > 1:
                     same = word_sentence[n - 1 :] == word_sentence[: len(word_sentence) - n + 1]
-                    combined = _mix(combined[:-1] * np.uint64(0x9E3779B97F4A7C15) + words[n - 1 :])
-                    hashes.append(_mix(combined[same] ^ np.uint64(n << 56)))
+                    combined = mix64(combined[:-1] * np.uint64(0x9E3779B97F4A7C15) + words[n - 1 :])
+                    hashes.append(mix64(combined[same] ^ np.uint64(n << 56)))
                     rows.append(word_sentence[: len(word_sentence) - n + 1][same])
                 else:
                     hashes.append(words)
@@ -291,7 +301,7 @@ def _prefix_hashes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return prefix, inverse
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
+def mix64(x: np.ndarray) -> np.ndarray:
     """splitmix64 finaliser (elementwise, wrapping uint64 arithmetic)."""
     x = np.asarray(x, dtype=np.uint64)
     with np.errstate(over="ignore"):
@@ -304,7 +314,7 @@ def build_encoder(spec: dict) -> Encoder:
     """An encoder from its spec (a config section or a model header's ``encoder`` entry)."""
     spec = {k: v for k, v in spec.items() if v is not None}
     name = spec.pop("name", None)
-    words = {k: spec[k] for k in ("pooling", "lowercase", "strip_punctuation") if k in spec}
+    words = {k: spec[k] for k in ("pooling", "lowercase", "strip_punctuation", "split_cjk") if k in spec}
     if name in ("fasttext", "vectors"):
         if "model" not in spec:
             raise InputError(f"encoder {name!r} needs a model path (encoder.model)")

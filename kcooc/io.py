@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bz2
 import contextlib
+import fcntl
 import gzip
 import hashlib
 import io
@@ -26,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterable, Iterator, Sequence, TypeVar
 
-from .errors import InputError
+from .errors import InputError, LockedError
 
 _DECOMPRESSION_ERRORS = (EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile, OSError)
 _COMPRESSORS = {".gz": gzip, ".bz2": bz2, ".xz": lzma}
@@ -241,6 +242,33 @@ class TsvReader:
     def close(self) -> None:
         if self._stream is not sys.stdin.buffer:
             self._stream.close()
+
+
+@contextlib.contextmanager
+def exclusive_lock(path: str) -> Iterator[str]:
+    """Hold an advisory lock on ``path + '.lock'`` for the block, or raise :class:`LockedError`.
+
+    The kernel releases the lock when the process ends, even on SIGKILL, so a crashed run never
+    blocks the next one. The lock file holds the owner's pid and is left in place.
+    """
+    lock_path = os.path.realpath(path) + ".lock"
+    check_output_directory(lock_path)
+    with open(lock_path, "a+", encoding="utf-8") as lock:
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            owner = lock.read().strip() or "unknown"
+            raise LockedError(f"{path}: another run (pid {owner}) is writing this output; "
+                              f"it holds {lock_path}") from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"{os.getpid()}\n")
+        lock.flush()
+        try:
+            yield lock_path
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
 def check_output_directory(path: str) -> None:

@@ -93,11 +93,9 @@ def train_command(config_path, input_path, output, x_vectors, y_vectors, spool_d
         blocks = encoded_pairs(reader, *encoders)
     with progress(quiet) as bar:
         train(blocks, model, sample_size=cfg.kernel.sample, spool_dir=spool_dir, on_block=bar.update)
-    params, arrays = model.state()
     data_hash = reader.sha256.hexdigest() if reader else vectors_hash(x_vectors, y_vectors)
-    header = {"config": to_dict(cfg), "model": params, "data_sha256": data_hash,
-              "encoders": [e.spec() for e in encoders] if encoders else {"x_vectors": x_vectors, "y_vectors": y_vectors}}
-    artifact.save(output, KIND, arrays, header)
+    save_model(output, to_dict(cfg), model, [e.spec() for e in encoders] if encoders
+               else {"x_vectors": x_vectors, "y_vectors": y_vectors}, data_hash)
     write_summary(summary_path, {
         "command": "phsic train", "pairs": model.moments.n, "input": display_name(input_path),
         "read": reader.stats.as_dict() if reader else None, "hsic": model.hsic(), "output": output,
@@ -111,6 +109,13 @@ def vectors_hash(*paths: str) -> str:
             for chunk in iter(lambda: f.read(1 << 20), b""):
                 digest.update(chunk)
     return digest.hexdigest()
+
+
+def save_model(path: str, config: dict, model: PHSIC, encoders: list[dict] | dict, data_hash: str) -> None:
+    """A ``phsic`` artifact: the statistics and maps, the config, the encoders' specs and the data hash."""
+    params, arrays = model.state()
+    artifact.save(path, KIND, arrays, {"config": config, "model": params, "data_sha256": data_hash,
+                                       "encoders": encoders})
 
 
 def load_model(path: str) -> tuple[dict, PHSIC]:

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
-from ..kernels import BANDWIDTH_KERNELS, IncompleteCholeskyMap, Kernel, make_kernel, median_distance
+from ..kernels import BANDWIDTH_KERNELS, KERNELS, IncompleteCholeskyMap, Kernel, make_kernel, median_distance
 from ..linalg import add_cross_product, dense, normalize_rows, rowwise_bilinear, with_ones_column
 
 
@@ -84,6 +84,8 @@ class FeatureMap:
             degree: int = 2, gamma: float = 1.0, coef0: float = 1.0, normalize: bool = False,
             seed: int = 0) -> "FeatureMap":
         """Build the map; data-space kernels need a sample to choose sigma and the pivots."""
+        if KERNELS[kernel].feature_space:
+            return cls(make_kernel(kernel), normalize=normalize)
         if normalize:
             sample = normalize_rows(sample)
         params: dict = {}
@@ -93,8 +95,6 @@ class FeatureMap:
         elif kernel == "poly":
             params.update(degree=degree, gamma=gamma, coef0=coef0)
         k = make_kernel(kernel, **params)
-        if k.feature_space:
-            return cls(k, normalize=normalize)
         icd, _ = IncompleteCholeskyMap.fit(sample, k, rank, tol)
         return cls(k, icd, normalize)
 
@@ -146,16 +146,25 @@ class PHSIC:
         self.moments: CrossMoments | None = None
 
     # -- training -------------------------------------------------------------------------------
-    def fit_maps(self, X_sample, Y_sample) -> "PHSIC":
+    def fit_maps(self, X_sample=None, Y_sample=None) -> "PHSIC":
+        """Build phi and psi; feature-space kernels (linear, cos) need no sample."""
         self.x_map = FeatureMap.fit(self.kernel, X_sample, seed=self.seed, **self.map_params)
         self.y_map = FeatureMap.fit(self.kernel, Y_sample, seed=self.seed + 1, **self.map_params)
-        self.moments = CrossMoments.zeros(self.x_map.dim(X_sample.shape[1]), self.y_map.dim(Y_sample.shape[1]))
+        self.moments = None
         return self
 
-    def partial_fit(self, X, Y) -> "PHSIC":
+    def block_moments(self, X, Y) -> CrossMoments:
+        """The statistics of one block of pairs (added to others with ``CrossMoments.merge``)."""
         if X.shape[0] != Y.shape[0]:
             raise InputError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}")
-        self.moments.update(self.x_map(X), self.y_map(Y))
+        Phi, Psi = self.x_map(X), self.y_map(Y)
+        moments = CrossMoments.zeros(Phi.shape[1], Psi.shape[1])
+        moments.update(Phi, Psi)
+        return moments
+
+    def partial_fit(self, X, Y) -> "PHSIC":
+        block = self.block_moments(X, Y)
+        self.moments = block if self.moments is None else self.moments.merge(block)
         return self
 
     def fit(self, X, Y) -> "PHSIC":

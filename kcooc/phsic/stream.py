@@ -22,8 +22,8 @@ def train(blocks: Iterable[PairBlock], model: PHSIC, *, sample_size: int | None 
     """Fit ``model`` on every pair of ``blocks`` with memory bounded by the model plus one block."""
     if KERNELS[model.kernel].feature_space:
         for block in blocks:
-            if model.moments is None:
-                model.fit_maps(block.X, block.Y)
+            if model.x_map is None:
+                model.fit_maps()
             model.partial_fit(block.X, block.Y)
             on_block(block.X.shape[0])
         return model.finalize()

@@ -1,0 +1,162 @@
+"""Back ends for sharded map jobs: in-process, local processes (``--jobs N``) and Dask.
+
+A job is a picklable *context* (everything each task needs: encoder specs, model state) and a
+stream of items (blocks of input). ``engine.map(task, context, items)`` yields
+``task(runtime, item)`` for every item, **in item order**, with a bounded number of items in
+flight, so memory stays at a few blocks whatever the input size. ``runtime`` is
+``context.prepare()``, built once per worker process (encoders are loaded once, not per task).
+
+Results never depend on the engine: each task computes the same function of the same item, and
+the caller reduces results in item order, so serial, ``--jobs N`` and Dask runs give
+byte-identical outputs.
+"""
+
+from __future__ import annotations
+
+import abc
+import collections
+import multiprocessing
+import uuid
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Callable, Iterable, Iterator
+
+from ..errors import InputError, KcoocError
+
+
+class Context(abc.ABC):
+    """What every task of one pass shares; ``prepare`` turns it into the runtime object."""
+
+    def __init__(self):
+        self.token = uuid.uuid4().hex
+
+    @abc.abstractmethod
+    def prepare(self) -> Any:
+        """Build the expensive parts (encoders, feature maps) once per process."""
+
+
+_runtimes: dict[str, Any] = {}
+
+
+def runtime_of(context: Context) -> Any:
+    """The prepared runtime of ``context`` in this process (only the latest context is kept)."""
+    if context.token not in _runtimes:
+        _runtimes.clear()
+        _runtimes[context.token] = context.prepare()
+    return _runtimes[context.token]
+
+
+def run_task(task: Callable, context: Context, item: Any) -> Any:
+    return task(runtime_of(context), item)
+
+
+def _ordered(submit: Callable[[Any], Any], items: Iterable, depth: int) -> Iterator:
+    """Submit items, keep at most ``depth`` futures pending, yield results in submission order."""
+    pending: collections.deque = collections.deque()
+    for item in items:
+        pending.append(submit(item))
+        if len(pending) >= depth:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
+
+
+class Engine(abc.ABC):
+    name = "engine"
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        pass
+
+    @abc.abstractmethod
+    def map(self, task: Callable, context: Context, items: Iterable) -> Iterator:
+        """``task(context.prepare(), item)`` for each item, in order."""
+
+    def describe(self) -> dict:
+        return {"engine": self.name}
+
+
+class SerialEngine(Engine):
+    name = "serial"
+
+    def map(self, task, context, items):
+        runtime = runtime_of(context)
+        for item in items:
+            yield task(runtime, item)
+
+
+def _install(context: Context) -> None:
+    runtime_of(context)
+
+
+class ProcessEngine(Engine):
+    """``jobs`` worker processes (spawned, so no thread state is forked); one pool per pass."""
+
+    name = "processes"
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+
+    def map(self, task, context, items):
+        pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_install, initargs=(context,))
+        try:
+            yield from _ordered(lambda item: pool.submit(run_task, task, context, item), items, 2 * self.jobs + 1)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def describe(self):
+        return {"engine": self.name, "jobs": self.jobs}
+
+
+class DaskEngine(Engine):
+    """Tasks on a running Dask scheduler; the context is broadcast to every worker once per pass.
+
+    Workers must import kcooc (same version) and see any model files the encoders name at the
+    same paths. The input is read by this process and shipped block by block.
+    """
+
+    name = "dask"
+
+    def __init__(self, address: str):
+        try:
+            from distributed import Client
+        except ImportError:
+            raise InputError("--engine dask needs the distributed package: pip install 'kcooc[dask]'") from None
+        try:
+            self.client = Client(address, set_as_default=False, timeout="20s")
+        except (OSError, TimeoutError) as exc:
+            raise KcoocError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        self.address = address
+        self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+
+    def map(self, task, context, items):
+        shared = self.client.scatter(context, broadcast=True, hash=False)
+        try:
+            yield from _ordered(lambda item: self.client.submit(run_task, task, shared, item, pure=False),
+                                items, 2 * self.workers + 1)
+        finally:
+            self.client.cancel(shared)
+
+    def close(self):
+        self.client.close()
+
+    def describe(self):
+        return {"engine": self.name, "scheduler": self.address, "workers": self.workers}
+
+
+def make_engine(engine: str, jobs: int = 1, scheduler: str | None = None) -> Engine:
+    """``local`` runs in-process (jobs 1) or in ``jobs`` processes; ``dask`` needs a scheduler address."""
+    if engine == "dask":
+        if not scheduler:
+            raise InputError("--engine dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
+        return DaskEngine(scheduler)
+    if engine != "local":
+        raise InputError(f"unknown engine {engine!r}; choose local or dask")
+    if jobs < 1:
+        raise InputError(f"--jobs must be >= 1, got {jobs}")
+    return SerialEngine() if jobs == 1 else ProcessEngine(jobs)

@@ -1,0 +1,202 @@
+"""``kcooc filter-parallel``: parse options, lock, run the passes of job.py, write atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
+
+import click
+import numpy as np
+
+from ..cliutils import Timer, guarded, input_options, input_overrides, load_config, progress, require, run_options, write_summary
+from ..config import to_dict
+from ..encoders import build_pair_encoders
+from ..engine import make_engine
+from ..io import atomic_output, check_output_directory, display_name, exclusive_lock
+from ..phsic.commands import load_model, parse_sigma, save_model
+from ..phsic.model import PHSIC
+from ..phsic.stream import format_scores, write_scored
+from .config import FilterConfig
+from .job import FilterJob, Workspace, is_feature_space, mark_duplicates, reason_counts
+from .rules import PASS, REASONS
+from .select import select
+
+PHSIC_SECTIONS = ("input", "encoder", "y_encoder", "kernel", "seed")
+
+
+@click.command("filter-parallel")
+@click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
+@input_options
+@click.option("--output", "-o", default="-", show_default=True, help="Kept lines, verbatim, in input order (path or -).")
+@click.option("--scores", "scores_path", default=None, help="Also write every line's PHSIC score (nan if a rule dropped it).")
+@click.option("--annotated", "annotated_path", default=None,
+              help="Also write every line + score, keep/drop and the reason it was dropped.")
+@click.option("--top-k", type=click.IntRange(min=0), default=None, help="Keep the k best pairs [config: select.top_k].")
+@click.option("--top-ratio", type=click.FloatRange(0, 1, min_open=True), default=None,
+              help="Keep this share of the pairs that pass the rules [config: select.top_ratio].")
+@click.option("--threshold", type=float, default=None, help="Keep pairs scoring at least this [config: select.threshold].")
+@click.option("--word-budget", type=click.IntRange(min=0), default=None,
+              help="Keep the best pairs up to this many words [config: select.word_budget].")
+@click.option("--kernel", type=click.Choice(["linear", "cos", "rbf", "laplacian", "poly"]), default=None,
+              help="PHSIC kernel [config: kernel.name].")
+@click.option("--rank", type=click.IntRange(min=1), default=None, help="Incomplete Cholesky rank [config: kernel.rank].")
+@click.option("--sigma", default=None, callback=lambda ctx, param, value: parse_sigma(value),
+              help="rbf/laplacian bandwidth or 'median' [config: kernel.sigma].")
+@click.option("--model", "-m", "model_path", default=None,
+              help="Score with this PHSIC model (from `phsic train` or --save-model) instead of learning one.")
+@click.option("--save-model", "save_model_path", default=None, help="Also save the PHSIC model learned on this corpus (.npz).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes (results are byte-identical to --jobs 1).")
+@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="local processes, or a Dask cluster (--scheduler).")
+@click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786.")
+@click.option("--work-dir", default=None,
+              help="Where per-line arrays are kept during the run (default: beside --output).")
+@run_options
+@click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
+@guarded
+def filter_parallel(config_path, input_path, output, scores_path, annotated_path, model_path, save_model_path, jobs,
+                    engine, scheduler, work_dir, quiet, summary_path, print_config, **options):
+    """Rank a parallel corpus by PHSIC learned on itself and keep the consistent pairs
+    (Yokoi et al., 2018, §6.3), after optional hard rules and deduplication.
+
+    Safe from cron: a second run on the same --output exits with code 75 while the first holds
+    the lock; outputs appear atomically; reruns on the same input are byte-identical, and so
+    are --jobs N and --engine dask runs.
+
+    \b
+    Example:
+      kcooc filter-parallel -c configs/filter-aspec.yaml -i corpus.tsv.gz -o kept.tsv --top-ratio 0.7
+      kcooc filter-parallel -c configs/filter-hashing.yaml -i corpus.tsv -o kept.tsv --jobs 2 --annotated why.tsv
+      kcooc filter-parallel -c configs/filter-hashing.yaml -i corpus.tsv -o kept.tsv --engine dask \\
+          --scheduler tcp://scheduler:8786
+    """
+    cfg = load_config(FilterConfig, config_path, {
+        **input_overrides(options),
+        "select.top_k": options.get("top_k"), "select.top_ratio": options.get("top_ratio"),
+        "select.threshold": options.get("threshold"), "select.word_budget": options.get("word_budget"),
+        "kernel.name": options.get("kernel"), "kernel.rank": options.get("rank"), "kernel.sigma": options.get("sigma"),
+    }, print_config)
+    outputs = [p for p in (output, scores_path, annotated_path, save_model_path) if p and p != "-"]
+    require(len(set(map(os.path.realpath, outputs))) == len(outputs), "--output, --scores, --annotated and --save-model must differ")
+    require(not (model_path and save_model_path), "--model scores with an existing model; --save-model saves a learned one")
+    for path in outputs:
+        check_output_directory(path)
+    timer = Timer()
+    with contextlib.ExitStack() as stack:
+        if output != "-":
+            stack.enter_context(exclusive_lock(output))
+        work = Workspace(stack.enter_context(private_directory(work_dir or _beside(output))))
+        input_file = _materialise(input_path, work)
+        run_engine = stack.enter_context(make_engine(engine, jobs, scheduler))
+        bar = stack.enter_context(progress(quiet, unit="lines"))
+        job = FilterJob(cfg, input_file, run_engine, work, progress=lambda name: _pass_bar(bar, name))
+        seconds = {}
+        model, specs = learn_or_load(job, cfg, model_path, seconds)
+        reasons = work.array("reasons", np.uint8)
+        lap = Timer()
+        scores = job.score(model, reasons, specs)
+        seconds["score"] = lap.seconds()
+        duplicates = mark_duplicates(reasons, work.array("hashes", np.uint64)) if cfg.rules.dedup else 0
+        words = work.array("words", np.int32) if cfg.select.word_budget is not None else None
+        selection = select(scores, reasons, cfg.select, words)
+        lap = Timer()
+        write_outputs(job, reasons, scores, output, scores_path, annotated_path)
+        seconds["write"] = lap.seconds()
+        if save_model_path:
+            save_model(save_model_path, {k: v for k, v in to_dict(cfg).items() if k in PHSIC_SECTIONS}, model,
+                       specs or job_encoder_specs(cfg), job.input_sha256)
+        seconds["total"] = timer.seconds()
+        write_summary(summary_path, {
+            "command": "filter-parallel", "input": display_name(input_path), "input_sha256": job.input_sha256,
+            "output": output, "scores": scores_path, "annotated": annotated_path, "read": job.read_stats.as_dict(),
+            "pairs": job.n, "dropped": reason_counts(reasons), "duplicates": duplicates, **selection,
+            "hsic": model.hsic(), "engine": run_engine.describe(), "seconds": seconds})
+
+
+def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, seconds: dict) -> tuple[PHSIC, list | None]:
+    """Screen the corpus and learn PHSIC on the pairs that pass the rules (or load a given model)."""
+    lap = Timer()
+    if model_path:
+        header, model = load_model(model_path)
+        require(isinstance(header["encoders"], list), f"{model_path} was trained on precomputed vectors; "
+                "filter-parallel needs a model with its encoders")
+        job.screen(None, header["encoders"])
+        seconds["screen"] = lap.seconds()
+        return model, header["encoders"]
+    params = {k: v for k, v in to_dict(cfg.kernel).items() if k not in ("name", "sample")}
+    model = PHSIC(cfg.kernel.name, seed=cfg.seed, **params)
+    if is_feature_space(cfg.kernel.name):
+        moments, _ = job.screen(model.fit_maps(), None)
+        seconds["screen"] = lap.seconds()
+    else:
+        _, sample = job.screen(model, None)
+        seconds["screen"] = lap.seconds()
+        require(sample is not None, "no pair passed the rules: nothing to learn PHSIC from")
+        lap = Timer()
+        model.fit_maps(sample[2], sample[3])
+        moments = job.statistics(model, job.work.array("reasons", np.uint8), None)
+        seconds["statistics"] = lap.seconds()
+    require(moments is not None, "no pair passed the rules: nothing to learn PHSIC from")
+    model.moments = moments
+    return model.finalize(), None
+
+
+def job_encoder_specs(cfg: FilterConfig) -> list[dict]:
+    return [encoder.spec() for encoder in build_pair_encoders(to_dict(cfg.encoder), cfg.y_encoder and to_dict(cfg.y_encoder))]
+
+
+def write_outputs(job: FilterJob, reasons: np.ndarray, scores: np.ndarray, output: str, scores_path: str | None,
+                  annotated_path: str | None) -> None:
+    """Stream the input once more; every output appears only when all of them are complete."""
+    names = np.array(["-"] + REASONS[1:], dtype=object)
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(atomic_output(output))
+        score_out = stack.enter_context(atomic_output(scores_path)) if scores_path else None
+        annotated = stack.enter_context(atomic_output(annotated_path)) if annotated_path else None
+        offset = 0
+        for lines in job.lines():
+            codes = reasons[offset : offset + len(lines)]
+            keep = codes == PASS
+            out.write("".join(line + "\n" for line, kept in zip(lines, keep.tolist()) if kept))
+            if score_out or annotated:
+                texts = format_scores(scores[offset : offset + len(lines)])
+                if score_out:
+                    write_scored(score_out, None, [texts], True)
+                if annotated:
+                    write_scored(annotated, lines, [texts, np.where(keep, "keep", "drop").tolist(),
+                                                    names[codes].tolist()], False)
+            offset += len(lines)
+
+
+def _beside(output: str) -> str | None:
+    return None if output == "-" else os.path.dirname(os.path.realpath(output))
+
+
+@contextlib.contextmanager
+def private_directory(parent: str | None):
+    """A fresh hidden directory for the run's per-line arrays, removed at the end (even on error)."""
+    path = tempfile.mkdtemp(prefix=".kcooc-filter-", dir=parent)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _materialise(input_path: str, work: Workspace) -> str:
+    """The passes re-read the input: stdin is copied into the work directory first."""
+    if input_path != "-":
+        return input_path
+    path = work.file("stdin")
+    with open(path, "wb") as copy:
+        shutil.copyfileobj(sys.stdin.buffer, copy, 1 << 20)
+    return path
+
+
+def _pass_bar(bar, name: str):
+    bar.reset()
+    bar.set_description(name)
+    return bar.update

@@ -1,0 +1,44 @@
+"""Hard rules applied before PHSIC scoring, vectorised over a block (as bicleaner's and
+OpusFilter's rule filters, but with no Python loop per character).
+
+Each pair gets a reason code: 0 if it passes, else the first rule it breaks, in ``REASONS``
+order. Duplicates and selection add their own codes later.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..text import TextStats
+from .config import RulesConfig
+
+PASS = 0
+REASONS = ["pass", "empty_side", "identical_sides", "too_long", "length_ratio", "control_chars",
+           "src_script", "tgt_script", "duplicate", "below_threshold", "not_selected"]
+CODE = {name: code for code, name in enumerate(REASONS)}
+
+
+def rule_reasons(src: list[str], tgt: list[str], s: TextStats, t: TextStats, rules: RulesConfig) -> np.ndarray:
+    """The reason code (uint8) of each pair; 0 = passes every enabled rule. ``s``, ``t``: the sides' stats."""
+    checks = []
+    if rules.empty_side:
+        checks.append(("empty_side", (s.words == 0) | (t.words == 0)))
+    if rules.identical_sides:
+        identical = np.zeros(len(src), dtype=bool)
+        for i in np.flatnonzero(s.words == t.words):  # a necessary condition, checked vectorised first
+            identical[i] = src[i].strip().casefold() == tgt[i].strip().casefold()
+        checks.append(("identical_sides", identical))
+    if rules.max_chars is not None:
+        checks.append(("too_long", np.maximum(s.lengths, t.lengths) > rules.max_chars))
+    if rules.max_length_ratio is not None:
+        longer, shorter = np.maximum(s.lengths, t.lengths), np.maximum(np.minimum(s.lengths, t.lengths), 1)
+        checks.append(("length_ratio", longer > rules.max_length_ratio * shorter))
+    if rules.control_chars:
+        checks.append(("control_chars", (s.controls > 0) | (t.controls > 0)))
+    for name, stats, language in (("src_script", s, rules.src_language), ("tgt_script", t, rules.tgt_language)):
+        if language is not None:
+            checks.append((name, stats.script_letters(language) < rules.min_script_ratio * stats.letters))
+    reasons = np.zeros(len(src), dtype=np.uint8)
+    for name, broken in reversed(checks):  # the first rule in REASONS order wins
+        reasons[broken] = CODE[name]
+    return reasons

@@ -1,0 +1,90 @@
+"""Vectorised per-sentence text statistics over code points (no Python loop per character).
+
+A block of sentences becomes one array of code points with a separator after each sentence;
+per-sentence counts are ``np.bincount`` over the sentence index of each code point, with
+properties looked up in tables over the Basic Multilingual Plane.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Writing systems by code-point ranges (Unicode blocks). A language's script may combine several.
+SCRIPT_RANGES: dict[str, list[tuple[int, int]]] = {
+    "latin": [(0x41, 0x5A), (0x61, 0x7A), (0xC0, 0x24F), (0x1E00, 0x1EFF)],
+    "greek": [(0x370, 0x3FF), (0x1F00, 0x1FFF)],
+    "cyrillic": [(0x400, 0x52F)],
+    "hebrew": [(0x590, 0x5FF)],
+    "arabic": [(0x600, 0x6FF), (0x750, 0x77F), (0xFB50, 0xFDFF), (0xFE70, 0xFEFF)],
+    "devanagari": [(0x900, 0x97F)],
+    "thai": [(0xE00, 0xE7F)],
+    "hangul": [(0x1100, 0x11FF), (0x3130, 0x318F), (0xAC00, 0xD7AF)],
+    "kana": [(0x3040, 0x30FF), (0x31F0, 0x31FF), (0xFF66, 0xFF9F)],
+    "han": [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF)],
+}
+LANGUAGE_SCRIPTS = {
+    "latin": ["latin"], "english": ["latin"], "greek": ["greek"], "cyrillic": ["cyrillic"], "hebrew": ["hebrew"],
+    "arabic": ["arabic"], "hindi": ["devanagari"], "thai": ["thai"], "korean": ["hangul", "han"],
+    "japanese": ["kana", "han"], "chinese": ["han"],
+}
+_BMP = 1 << 16
+
+
+def _tables() -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+    characters = [chr(c) for c in range(_BMP)]
+    letter = np.fromiter((c.isalpha() for c in characters), dtype=bool, count=_BMP)
+    space = np.fromiter((c.isspace() for c in characters), dtype=bool, count=_BMP)
+    scripts = {}
+    for name, ranges in SCRIPT_RANGES.items():
+        table = np.zeros(_BMP, dtype=bool)
+        for low, high in ranges:
+            table[low : high + 1] = True
+        scripts[name] = table & letter
+    control = np.zeros(_BMP, dtype=bool)
+    control[:0x20] = True
+    control[0x7F:0xA0] = True
+    control[[0xFFFD, 0xFEFF, 0xFFFE]] = True  # replacement character (mojibake), stray byte-order marks
+    return scripts, letter, space, control
+
+
+_SCRIPTS, _LETTER, _SPACE, _CONTROL = _tables()
+
+
+def code_points(sentences: list[str], separator: str = "\n") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(code points of the sentences joined by ``separator``, sentence index of each, lengths)."""
+    lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=len(sentences))
+    codes = np.frombuffer(separator.join(sentences).encode("utf-32-le"), dtype=np.uint32)
+    sentence_of = np.repeat(np.arange(len(sentences)), lengths + 1)[: codes.size]
+    return codes, sentence_of, lengths
+
+
+def bmp(codes: np.ndarray) -> np.ndarray:
+    """Indices into the BMP tables; code points beyond it map to U+FFFF (no property set)."""
+    return np.minimum(codes, 0xFFFF)
+
+
+class TextStats:
+    """Per-sentence lengths, word counts, letters, control characters and script letters."""
+
+    def __init__(self, sentences: list[str]):
+        codes, sentence_of, self.lengths = code_points(sentences, "\n")
+        self._index = bmp(codes)
+        self._sentence_of = sentence_of
+        self._n = len(sentences)
+        self.letters = self._count(_LETTER)
+        joins = np.ones(self._n, dtype=np.int64)  # the separator after every sentence but the last
+        joins[-1:] = 0
+        self.controls = self._count(_CONTROL) - joins
+        space = _SPACE[self._index]
+        word_start = ~space & np.concatenate([[True], space[:-1]])
+        self.words = np.bincount(sentence_of[word_start], minlength=self._n)
+
+    def _count(self, table: np.ndarray) -> np.ndarray:
+        return np.bincount(self._sentence_of[table[self._index]], minlength=self._n)
+
+    def script_letters(self, language: str) -> np.ndarray:
+        """Letters of each sentence that belong to ``language``'s scripts."""
+        table = np.zeros(_BMP, dtype=bool)
+        for script in LANGUAGE_SCRIPTS[language]:
+            table |= _SCRIPTS[script]
+        return self._count(table)
