@@ -271,6 +271,15 @@ def exclusive_lock(path: str) -> Iterator[str]:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
+def remove_stale_temporaries(path: str) -> None:
+    """Delete temporary files that killed runs left beside ``path`` (call only while holding its lock)."""
+    directory, name = os.path.split(os.path.realpath(path))
+    for entry in os.listdir(directory):
+        if entry.startswith(f".{name}.") and entry.endswith(".tmp"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(directory, entry))
+
+
 def check_output_directory(path: str) -> None:
     """Fail before any work if ``path``'s directory does not exist."""
     directory = os.path.dirname(os.path.abspath(path))

@@ -6,9 +6,11 @@ Usage: python scripts/config_docs.py > configs/README.md
 import yaml
 
 from kcooc.config import documented_keys
+from kcooc.filtering.config import FilterConfig
 from kcooc.phsic.config import PhsicConfig
 
-SECTIONS = [("phsic train / phsic score", "configs/dialogue*.yaml", PhsicConfig)]
+SECTIONS = [("phsic train / phsic score", "configs/dialogue*.yaml", PhsicConfig),
+            ("filter-parallel", "configs/filter-*.yaml", FilterConfig)]
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from kcooc import config
 from kcooc.errors import InputError
+from kcooc.filtering.config import FilterConfig
 from kcooc.phsic.config import PhsicConfig
 
 ROOT = os.path.dirname(os.path.dirname(__file__))
@@ -43,14 +44,19 @@ def test_overrides_win_and_none_means_unset(tmp_path):
     assert config.load(PhsicConfig, None, config.to_dict(cfg) and {}) == PhsicConfig()
 
 
-def test_every_key_is_documented_in_configs_readme():
+CONFIG_CLASSES = {"dialogue": PhsicConfig, "filter": FilterConfig}
+
+
+@pytest.mark.parametrize("cls", CONFIG_CLASSES.values())
+def test_every_key_is_documented_in_configs_readme(cls):
     readme = open(os.path.join(ROOT, "configs", "README.md")).read()
-    for key, _, doc, _ in config.documented_keys(PhsicConfig):
+    for key, _, doc, _ in config.documented_keys(cls):
         assert doc, key
         assert f"`{key}`" in readme, f"configs/README.md does not document {key}"
 
 
 @pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(ROOT, "configs", "*.yaml"))))
 def test_shipped_configs_load(path):
-    cfg = config.load(PhsicConfig, path)
+    cls = CONFIG_CLASSES[os.path.basename(path).split("-")[0].removesuffix(".yaml")]
+    cfg = config.load(cls, path)
     assert dataclasses.is_dataclass(cfg)

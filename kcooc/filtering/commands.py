@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import shutil
 import sys
@@ -15,7 +16,7 @@ from ..cliutils import Timer, guarded, input_options, input_overrides, load_conf
 from ..config import to_dict
 from ..encoders import build_pair_encoders
 from ..engine import make_engine
-from ..io import atomic_output, check_output_directory, display_name, exclusive_lock
+from ..io import atomic_output, check_output_directory, display_name, exclusive_lock, remove_stale_temporaries
 from ..phsic.commands import load_model, parse_sigma, save_model
 from ..phsic.model import PHSIC
 from ..phsic.stream import format_scores, write_scored
@@ -53,6 +54,8 @@ PHSIC_SECTIONS = ("input", "encoder", "y_encoder", "kernel", "seed")
 @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="local processes, or a Dask cluster (--scheduler).")
 @click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786.")
+@click.option("--task-lines", type=click.IntRange(min=1), default=None,
+              help="Lines per task sent to a worker [config: task_lines].")
 @click.option("--work-dir", default=None,
               help="Where per-line arrays are kept during the run (default: beside --output).")
 @run_options
@@ -78,7 +81,7 @@ def filter_parallel(config_path, input_path, output, scores_path, annotated_path
         **input_overrides(options),
         "select.top_k": options.get("top_k"), "select.top_ratio": options.get("top_ratio"),
         "select.threshold": options.get("threshold"), "select.word_budget": options.get("word_budget"),
-        "kernel.name": options.get("kernel"), "kernel.rank": options.get("rank"), "kernel.sigma": options.get("sigma"),
+        "task_lines": options.get("task_lines"), "kernel.name": options.get("kernel"), "kernel.rank": options.get("rank"), "kernel.sigma": options.get("sigma"),
     }, print_config)
     outputs = [p for p in (output, scores_path, annotated_path, save_model_path) if p and p != "-"]
     require(len(set(map(os.path.realpath, outputs))) == len(outputs), "--output, --scores, --annotated and --save-model must differ")
@@ -89,7 +92,9 @@ def filter_parallel(config_path, input_path, output, scores_path, annotated_path
     with contextlib.ExitStack() as stack:
         if output != "-":
             stack.enter_context(exclusive_lock(output))
-        work = Workspace(stack.enter_context(private_directory(work_dir or _beside(output))))
+            for path in outputs:  # under the lock, leftovers of killed runs are ours to remove
+                remove_stale_temporaries(path)
+        work = Workspace(stack.enter_context(private_directory(work_dir or _beside(output), output)))
         input_file = _materialise(input_path, work)
         run_engine = stack.enter_context(make_engine(engine, jobs, scheduler))
         bar = stack.enter_context(progress(quiet, unit="lines"))
@@ -177,9 +182,16 @@ def _beside(output: str) -> str | None:
 
 
 @contextlib.contextmanager
-def private_directory(parent: str | None):
-    """A fresh hidden directory for the run's per-line arrays, removed at the end (even on error)."""
-    path = tempfile.mkdtemp(prefix=".kcooc-filter-", dir=parent)
+def private_directory(parent: str | None, output: str):
+    """A fresh hidden directory for the run's per-line arrays, removed at the end (even on error).
+
+    Directories of killed runs on the same output are removed first (the caller holds its lock).
+    """
+    prefix = f".kcooc-filter-{os.path.basename(output) if output != '-' else 'stdout'}-"
+    if parent is not None and output != "-":
+        for stale in glob.glob(os.path.join(glob.escape(parent), prefix + "*")):
+            shutil.rmtree(stale, ignore_errors=True)
+    path = tempfile.mkdtemp(prefix=prefix, dir=parent)
     try:
         yield path
     finally:

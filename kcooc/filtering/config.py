@@ -29,7 +29,7 @@ class RulesConfig:
         3.0, "drop pairs whose longer side has more than this many times the characters of the shorter (null = off)")
     control_chars: bool = option(True, "drop pairs with control characters, U+FFFD (bad encoding upstream) or stray byte-order marks")
     src_language: Language = option(None, "declared source language; drop pairs whose source side has letters but too "
-                                    "few in its script (null = off). One of: " + ", ".join(sorted(LANGUAGE_SCRIPTS)))
+                                    "few in its script (null = off)")
     tgt_language: Language = option(None, "declared target language, as src_language")
     min_script_ratio: float = option(0.1, "script rule: least share of a side's letters that must be in its language's script")
     dedup: bool = option(True, "keep only the first copy of exactly duplicated pairs (the copies still count in the statistics)")

@@ -1,0 +1,198 @@
+"""`kcooc filter-parallel` end to end on the real en-ja excerpt (Debian descriptions + LibreOffice)."""
+
+import fcntl
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import DATA, run
+
+EN_JA = os.path.join(DATA, "en-ja.tsv")
+CONFIG = os.path.join(os.path.dirname(__file__), "..", "configs", "filter-hashing.yaml")
+SMALL = ["--task-lines", "300", "--block-size", "128"]
+
+
+def filter_run(tmp_path, *args, name="kept.tsv", check=True, stdin=None):
+    out = tmp_path / name
+    result = run("filter-parallel", "-c", CONFIG, "-o", out, "-q", *args, stdin=stdin, check=check)
+    return result, out
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def annotated_rows(path):
+    with open(path, encoding="utf-8") as f:
+        return [line.rstrip("\n").split("\t") for line in f]
+
+
+def test_filter_keeps_the_top_ratio_and_explains_every_drop(tmp_path):
+    _, out = filter_run(tmp_path, "-i", EN_JA, "--annotated", tmp_path / "why.tsv", "--scores", tmp_path / "scores.txt",
+                        "--summary", tmp_path / "summary.json")
+    rows = annotated_rows(tmp_path / "why.tsv")
+    lines = open(EN_JA, encoding="utf-8").read().splitlines()
+    assert [r[:3] for r in rows] == [line.split("\t") for line in lines]
+    kept = [line for line, r in zip(lines, rows) if r[4] == "keep"]
+    assert read(out).decode().splitlines() == kept
+    assert [r[3] for r in rows] == open(tmp_path / "scores.txt").read().splitlines()
+    summary = json.loads(open(tmp_path / "summary.json").read())
+    assert summary["kept"] == len(kept) == round(0.8 * summary["eligible"])
+    reasons = {}
+    for r in rows:
+        if r[4] == "drop":
+            reasons[r[5]] = reasons.get(r[5], 0) + 1
+    assert reasons == summary["dropped"]
+    assert reasons["identical_sides"] > 10 and reasons["not_selected"] > 100  # LibreOffice keeps names like ACOSH
+    kept_scores = [float(r[3]) for r in rows if r[4] == "keep"]
+    unselected = [float(r[3]) for r in rows if r[5] == "not_selected"]
+    assert min(kept_scores) >= max(unselected) and min(kept_scores) == pytest.approx(summary["lowest_kept_score"])
+    assert all(r[3] == "nan" for r in rows if r[5] not in ("-", "not_selected", "duplicate"))
+
+
+def test_rerun_jobs_and_compressed_io_are_byte_identical(tmp_path):
+    filter_run(tmp_path, "-i", EN_JA, "--annotated", tmp_path / "a1.tsv", *SMALL, name="k1.tsv")
+    filter_run(tmp_path, "-i", EN_JA, "--annotated", tmp_path / "a2.tsv", *SMALL, name="k2.tsv")
+    filter_run(tmp_path, "-i", EN_JA, "--annotated", tmp_path / "a3.tsv", *SMALL, "--jobs", "2", name="k3.tsv")
+    with gzip.open(tmp_path / "in.tsv.gz", "wb") as f:
+        f.write(read(EN_JA))
+    filter_run(tmp_path, "-i", tmp_path / "in.tsv.gz", *SMALL, name="k4.tsv.gz")
+    assert read(tmp_path / "k1.tsv") == read(tmp_path / "k2.tsv") == read(tmp_path / "k3.tsv")
+    assert read(tmp_path / "a1.tsv") == read(tmp_path / "a2.tsv") == read(tmp_path / "a3.tsv")
+    assert gzip.decompress(read(tmp_path / "k4.tsv.gz")) == read(tmp_path / "k1.tsv")
+    stdout = run("filter-parallel", "-c", CONFIG, "-q", *SMALL, stdin=open(EN_JA, encoding="utf-8").read()).stdout
+    assert stdout.encode() == read(tmp_path / "k1.tsv")
+
+
+@pytest.fixture(scope="module")
+def dask_scheduler():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address=None)
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
+
+
+@pytest.mark.parametrize("kernel", ["cos", "rbf"])
+def test_dask_engine_is_byte_identical_to_serial(tmp_path, dask_scheduler, kernel):
+    common = ["-i", EN_JA, "--kernel", kernel, "--rank", "30", *SMALL]
+    filter_run(tmp_path, *common, "--annotated", tmp_path / "serial.tsv", "--save-model", tmp_path / "serial.npz",
+               name="serial-kept.tsv")
+    filter_run(tmp_path, *common, "--annotated", tmp_path / "dask.tsv", "--save-model", tmp_path / "dask.npz",
+               "--engine", "dask", "--scheduler", dask_scheduler, "--summary", tmp_path / "s.json", name="dask-kept.tsv")
+    assert read(tmp_path / "serial.tsv") == read(tmp_path / "dask.tsv")
+    assert read(tmp_path / "serial-kept.tsv") == read(tmp_path / "dask-kept.tsv")
+    assert read(tmp_path / "serial.npz") == read(tmp_path / "dask.npz")
+    engine = json.loads(open(tmp_path / "s.json").read())["engine"]
+    assert engine == {"engine": "dask", "scheduler": dask_scheduler, "workers": 2}
+
+
+def test_saved_model_scores_like_phsic_score_and_merges_from_shards(tmp_path):
+    rules_off = ["--threshold", "-1e9"]
+    filter_run(tmp_path, "-i", EN_JA, "--scores", tmp_path / "scores.txt", "--save-model", tmp_path / "m.npz",
+               *rules_off)
+    scored = run("phsic", "score", "-m", tmp_path / "m.npz", "-i", EN_JA, "--score-only").stdout.splitlines()
+    mine = open(tmp_path / "scores.txt").read().splitlines()
+    assert [s for s, m in zip(scored, mine) if m != "nan"] == [m for m in mine if m != "nan"]
+    filter_run(tmp_path, "-i", EN_JA, "--model", tmp_path / "m.npz", "--scores", tmp_path / "again.txt", name="k2.tsv")
+    assert open(tmp_path / "again.txt").read().splitlines() == mine
+
+
+def test_models_of_two_shards_merge_into_the_model_of_the_whole(tmp_path):
+    lines = open(EN_JA, encoding="utf-8").read().splitlines(keepends=True)
+    (tmp_path / "a.tsv").write_text("".join(lines[:700]), encoding="utf-8")
+    (tmp_path / "b.tsv").write_text("".join(lines[700:]), encoding="utf-8")
+    for part in ("a", "b"):
+        filter_run(tmp_path, "-i", tmp_path / f"{part}.tsv", "--save-model", tmp_path / f"{part}.npz", name=f"{part}.out")
+    filter_run(tmp_path, "-i", EN_JA, "--save-model", tmp_path / "whole.npz", "--scores", tmp_path / "whole.txt")
+    run("phsic", "merge", tmp_path / "a.npz", tmp_path / "b.npz", "-o", tmp_path / "merged.npz")
+    filter_run(tmp_path, "-i", EN_JA, "--model", tmp_path / "merged.npz", "--scores", tmp_path / "merged.txt", name="m.out")
+    whole = [float(s) for s in open(tmp_path / "whole.txt").read().split()]
+    merged = [float(s) for s in open(tmp_path / "merged.txt").read().split()]
+    assert merged == pytest.approx(whole, rel=1e-6, abs=1e-12, nan_ok=True)
+
+
+def test_second_run_on_a_locked_output_exits_75_and_leaves_it_alone(tmp_path):
+    out = tmp_path / "kept.tsv"
+    out.write_text("previous\n")
+    with open(str(out) + ".lock", "a+") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        result, _ = filter_run(tmp_path, "-i", EN_JA, check=False)
+    assert result.returncode == 75
+    assert "another run" in result.stderr and "Traceback" not in result.stderr
+    assert out.read_text() == "previous\n"
+    filter_run(tmp_path, "-i", EN_JA)  # the lock is free again
+    assert out.read_text() != "previous\n"
+
+
+def test_sigkill_leaves_the_previous_output_and_the_next_run_cleans_up(tmp_path):
+    big = tmp_path / "big.tsv"
+    text = read(EN_JA)
+    with open(big, "wb") as f:
+        for _ in range(60):
+            f.write(text)
+    out = tmp_path / "kept.tsv"
+    out.write_text("previous\n")
+    args = [sys.executable, "-m", "kcooc", "filter-parallel", "-c", CONFIG, "-i", str(big), "-o", str(out), "-q",
+            "--annotated", str(tmp_path / "why.tsv"), "--task-lines", "2000"]
+    process = subprocess.Popen(args, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(n.startswith(".kcooc-filter-") for n in os.listdir(tmp_path)):
+        time.sleep(0.05)
+    time.sleep(0.5)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert out.read_text() == "previous\n"
+    assert any(n.startswith(".kcooc-filter-kept.tsv-") for n in os.listdir(tmp_path))
+    assert subprocess.run(args).returncode == 0
+    assert out.read_text() != "previous\n"
+    assert sorted(os.listdir(tmp_path)) == ["big.tsv", "kept.tsv", "kept.tsv.lock", "why.tsv"]
+
+
+def test_word_budget_and_threshold(tmp_path):
+    clash, _ = filter_run(tmp_path, "-i", EN_JA, "--word-budget", "5000", check=False)
+    assert clash.returncode == 2 and "choose one" in clash.stderr  # the config's top_ratio and --word-budget
+    _, out = filter_run(tmp_path, "-i", EN_JA, "--word-budget", "5000", "-c", os.devnull)
+    kept = read(out).decode().splitlines()
+    assert 4800 < sum(len(line.split("\t")[0].split()) for line in kept) <= 5000
+    filter_run(tmp_path, "-i", EN_JA, "--scores", tmp_path / "s.txt", "-c", os.devnull)
+    median = sorted(float(s) for s in open(tmp_path / "s.txt").read().split() if s != "nan")[500]
+    filter_run(tmp_path, "-i", EN_JA, "--threshold", median, "--annotated", tmp_path / "t.tsv", "-c", os.devnull)
+    rows = annotated_rows(tmp_path / "t.tsv")
+    assert {r[4] for r in rows if r[3] != "nan" and float(r[3]) >= median} == {"keep"}
+    assert {r[5] for r in rows if r[3] != "nan" and float(r[3]) < median} == {"below_threshold"}
+
+
+@pytest.mark.parametrize("content, args, message", [
+    (b"a\tb\n", ["--tgt-col", "4"], "column 4 does not exist"),
+    (b"one\tpair\tx\nbad \xff byte\tx\tx\n", [], "2: invalid UTF-8"),
+    (b"one\tpair\tx\n\nnext\tpair\tx\n", [], "2: expected 3 tab-separated fields, found empty line"),
+    (b"one\tpair\tx\nshort\n", [], "2: expected 3 tab-separated fields"),
+])
+def test_bad_input_is_one_line_exit_2_and_no_output(tmp_path, content, args, message):
+    bad = tmp_path / "bad.tsv"
+    bad.write_bytes(content)
+    result = run("filter-parallel", "-i", bad, "-o", tmp_path / "kept.tsv", "-q", "--on-error", "fail", *args, check=False)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "kept.tsv").exists()
+    assert [n for n in os.listdir(tmp_path) if n.startswith(".")] == []
+
+
+def test_malformed_lines_are_skipped_and_counted(tmp_path):
+    corpus = read(EN_JA).splitlines(keepends=True)
+    bad = tmp_path / "bad.tsv"
+    bad.write_bytes(b"".join(corpus[:300]) + b"x\xff\ty\tz\n\n" + b"x" * 5000 + b"\tlong\tz\n" + b"".join(corpus[300:]))
+    result, out = filter_run(tmp_path, "-i", bad, "--summary", tmp_path / "s.json", "--top-ratio", "1")
+    summary = json.loads(open(tmp_path / "s.json").read())
+    assert summary["read"]["skipped"] == {"bad_utf8": 1, "wrong_field_count": 1}
+    assert summary["dropped"]["too_long"] == 1
+    assert not any(line.startswith("xxx") for line in read(out).decode().splitlines())
