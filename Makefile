@@ -4,13 +4,16 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test demo test test-all data dialogue bench-phsic config-docs clean
+.PHONY: install install-test install-data demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter config-docs clean
 
 install:
 	$(PIP) install -q -e .
 
 install-test:
 	$(PIP) install -q -e '.[test]'
+
+install-data:
+	$(PIP) install -q -e '.[data,test]'
 
 # The main job on the embedded default data: real chitchat dialogue pairs (from the PyPI package
 # chitchat-dataset), PHSIC with WordLlama vectors (ship with the package), scored and evaluated.
@@ -43,6 +46,27 @@ $(DATA)/fasttext/en-300.bin: $(DATA)/dialogue/train.tsv
 dialogue: install-test data
 	$(PYTHON) scripts/eval_dialogue.py --data $(DATA)/dialogue --fasttext $(DATA)/fasttext/en-300.bin \
 		--out docs/results-dialogue.md
+
+# The en-ja stand-in for ASPEC (Debian description translations + LibreOffice catalogues) and a
+# fastText model per language trained on its sides.
+data-parallel: $(DATA)/parallel/en-ja.tsv
+
+$(DATA)/parallel/en-ja.tsv: | install-data
+	$(PYTHON) scripts/data_parallel.py --out $(DATA)/parallel --cache $(DATA)/cache --fasttext $(DATA)/fasttext
+
+# PHSIC paper §6.3 analogue: injected-noise detection -> docs/results-filtering.md. With ASPEC-JE at
+# $(DATA)/aspec/train-1.txt (its `score ||| id ||| n ||| ja ||| en` lines), the same run uses it instead.
+ASPEC ?= $(DATA)/aspec/train-1.txt
+aspec-filter: install-data data-parallel
+	@if [ -f $(ASPEC) ]; then \
+		awk -F' [|][|][|] ' '{print $$5 "\t" $$4}' $(ASPEC) > $(DATA)/aspec/en-ja.tsv && \
+		$(PYTHON) scripts/eval_filtering.py --corpus $(DATA)/aspec/en-ja.tsv --out docs/results-filtering-aspec.md; \
+	else \
+		$(PYTHON) scripts/eval_filtering.py --corpus $(DATA)/parallel/en-ja.tsv --out docs/results-filtering.md; \
+	fi
+
+bench-filter: install data-parallel
+	$(PYTHON) scripts/bench_filter.py --corpus $(DATA)/parallel/en-ja.tsv --workdir $(RUNS)/bench-filter
 
 bench-phsic: install data
 	$(PYTHON) scripts/bench_phsic.py --tsv $(DATA)/dialogue/train.tsv --fasttext $(DATA)/fasttext/en-300.bin

@@ -7,9 +7,12 @@ Two real sources with natural noise, both from Debian packages:
 * LibreOffice's Japanese UI catalogues (libreoffice-l10n-ja, gettext .mo read with polib):
   msgid -> msgstr, with menu accelerators removed.
 
-Writes ``OUT/en-ja.tsv``: en <TAB> ja <TAB> source, unique pairs, in a fixed order.
+Writes ``OUT/en-ja.tsv``: en <TAB> ja <TAB> source, unique pairs, in a fixed order. With
+``--fasttext DIR`` also trains a fastText skip-gram model per language on the corpus' own sides
+(``DIR/en-100.bin``, ``DIR/ja-100.bin``; Japanese with every kana/Han character a token, matching
+the encoder's ``split_cjk``), single-threaded so the models are reproducible.
 
-    python scripts/data_parallel.py --out data/parallel --cache data/cache
+    python scripts/data_parallel.py --out data/parallel --cache data/cache --fasttext data/fasttext
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import glob
 import os
 import re
 import subprocess
+import tempfile
 import unicodedata
 
 LANGUAGES = "en,ja"
@@ -119,10 +123,24 @@ def clean(text: str) -> str:
     return re.sub(r"\s+", " ", unicodedata.normalize("NFC", text)).strip()
 
 
+def train_fasttext(sentences: list[str], split_cjk: bool, output: str) -> None:
+    import fasttext
+
+    from kcooc.encoders import tokenize
+
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".txt") as text:
+        text.write("\n".join(" ".join(tokenize(s, True, True, split_cjk)) for s in sentences) + "\n")
+        text.flush()
+        model = fasttext.train_unsupervised(text.name, model="skipgram", dim=100, epoch=10, minCount=2,
+                                            bucket=200000, thread=1, verbose=0)
+    model.save_model(output)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="data/parallel")
     parser.add_argument("--cache", default="data/cache")
+    parser.add_argument("--fasttext", default=None, help="also train en-100.bin and ja-100.bin here")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     pairs = description_pairs(apt_lists(args.cache)) + libreoffice_pairs(args.cache)
@@ -136,6 +154,12 @@ def main() -> None:
         f.writelines(rows)
     counts = {s: sum(r.endswith(f"\t{s}\n") for r in rows) for s in ("debian-description", "libreoffice")}
     print(f"{len(rows)} unique en-ja pairs -> {args.out}/en-ja.tsv {counts}")
+    if args.fasttext:
+        os.makedirs(args.fasttext, exist_ok=True)
+        columns = [row.split("\t") for row in rows]
+        train_fasttext([c[0] for c in columns], False, os.path.join(args.fasttext, "en-100.bin"))
+        train_fasttext([c[1] for c in columns], True, os.path.join(args.fasttext, "ja-100.bin"))
+        print(f"fastText models -> {args.fasttext}/en-100.bin, ja-100.bin")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ from __future__ import annotations
 import abc
 import collections
 import multiprocessing
+import pickle
+import tempfile
 import uuid
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterable, Iterator
@@ -89,25 +91,47 @@ class SerialEngine(Engine):
             yield task(runtime, item)
 
 
-def _install(context: Context) -> None:
-    runtime_of(context)
+def run_pickled_task(task: Callable, token: str, path: str, item: Any) -> Any:
+    """In a worker: the context comes from ``path`` the first time this process sees ``token``."""
+    if token not in _runtimes:
+        with open(path, "rb") as f:
+            runtime_of(pickle.load(f))
+    return task(_runtimes[token], item)
+
+
+def _one_thread_per_worker() -> None:
+    """N workers on N cores, not N x BLAS threads (oversubscribed BLAS made --jobs 2 no faster)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
 
 
 class ProcessEngine(Engine):
-    """``jobs`` worker processes (spawned, so no thread state is forked); one pool per pass."""
+    """``jobs`` worker processes (spawned, so no thread state is forked), kept for every pass.
+
+    Each pass's context is pickled once to a temporary file; a task carries only its token and
+    path, and each worker loads and prepares the context on its first task of the pass.
+    """
 
     name = "processes"
 
     def __init__(self, jobs: int):
         self.jobs = jobs
+        self.pool: ProcessPoolExecutor | None = None
 
     def map(self, task, context, items):
-        pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_install, initargs=(context,))
-        try:
-            yield from _ordered(lambda item: pool.submit(run_task, task, context, item), items, 2 * self.jobs + 1)
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=_one_thread_per_worker)
+        with tempfile.NamedTemporaryFile(prefix="kcooc-context-", suffix=".pickle") as shared:
+            pickle.dump(context, shared, protocol=pickle.HIGHEST_PROTOCOL)
+            shared.flush()
+            submit = lambda item: self.pool.submit(run_pickled_task, task, context.token, shared.name, item)  # noqa: E731
+            yield from _ordered(submit, items, 2 * self.jobs + 1)
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
     def describe(self):
         return {"engine": self.name, "jobs": self.jobs}

@@ -69,7 +69,7 @@ class FilterConfig:
     kernel: FilterKernelConfig = section(FilterKernelConfig, "PHSIC kernel (the paper filters with fastText + RBF)")
     rules: RulesConfig = section(RulesConfig, "hard rules applied before scoring; each drop is counted under its name")
     select: SelectConfig = section(SelectConfig, "which scored pairs to keep; none set = every pair that passes the rules")
-    task_lines: int = option(65536, "lines per task (the unit sent to a worker and reduced in order; results do not "
+    task_lines: int = option(16384, "lines per task (the unit sent to a worker and reduced in order; results do not "
                              "depend on the engine or the number of jobs, but do on this)")
     seed: int = option(0, "seed for every random choice (ICD sample, bandwidth sample)")
 

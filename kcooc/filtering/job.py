@@ -97,11 +97,14 @@ def sample_priorities(rows: np.ndarray, seed: int) -> np.ndarray:
 
 def screen_task(ctx: FilterContext, task: Task) -> Screened:
     cfg = ctx.cfg
-    s, t = TextStats(task.src), TextStats(task.tgt)
-    reasons = rule_reasons(task.src, task.tgt, s, t, cfg.rules)
-    words = None
-    if cfg.select.word_budget is not None:
-        words = {"src": s.words, "tgt": t.words, "both": s.words + t.words}[cfg.select.budget_side].astype(np.int32)
+    reasons, words = [], []
+    for start in range(0, len(task.src), cfg.input.block_size):  # block by block: memory ~ one block
+        src, tgt = task.src[start : start + cfg.input.block_size], task.tgt[start : start + cfg.input.block_size]
+        s, t = TextStats(src), TextStats(tgt)
+        reasons.append(rule_reasons(src, tgt, s, t, cfg.rules))
+        words.append({"src": s.words, "tgt": t.words, "both": s.words + t.words}[cfg.select.budget_side])
+    reasons = np.concatenate(reasons) if reasons else np.zeros(0, np.uint8)
+    words = np.concatenate(words).astype(np.int32) if cfg.select.word_budget is not None and words else None
     passing = np.flatnonzero(reasons == PASS)
     moments = sample = None
     if ctx.model is not None and ctx.model.x_map is not None:  # feature-space kernel: train in this pass
