@@ -16,6 +16,7 @@ from __future__ import annotations
 import abc
 import collections
 import multiprocessing
+import os
 import pickle
 import tempfile
 import uuid
@@ -23,6 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import InputError, KcoocError
+from ..io import prefetch
 
 
 class Context(abc.ABC):
@@ -86,8 +88,9 @@ class SerialEngine(Engine):
     name = "serial"
 
     def map(self, task, context, items):
+        """Items are read one ahead in a thread, overlapping I/O and parsing with the maths."""
         runtime = runtime_of(context)
-        for item in items:
+        for item in prefetch(items, depth=1):
             yield task(runtime, item)
 
 
@@ -100,7 +103,14 @@ def run_pickled_task(task: Callable, token: str, path: str, item: Any) -> Any:
 
 
 def _one_thread_per_worker() -> None:
-    """N workers on N cores, not N x BLAS threads (oversubscribed BLAS made --jobs 2 no faster)."""
+    """N workers on N cores, not N x BLAS threads (oversubscribed BLAS made --jobs 2 no faster).
+
+    The variables cover a BLAS loaded later; threadpoolctl one already loaded (it sees only
+    loaded libraries, hence numpy is imported first).
+    """
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"
+    import numpy  # noqa: F401
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import glob
 import os
 import shutil
@@ -18,6 +19,7 @@ from ..encoders import build_pair_encoders
 from ..engine import make_engine
 from ..io import atomic_output, check_output_directory, display_name, exclusive_lock, remove_stale_temporaries
 from ..phsic.commands import load_model, parse_sigma, save_model
+from ..phsic.config import PhsicConfig
 from ..phsic.model import PHSIC
 from ..phsic.stream import format_scores, write_scored
 from .config import FilterConfig
@@ -25,7 +27,7 @@ from .job import FilterJob, Workspace, is_feature_space, mark_duplicates, reason
 from .rules import PASS, REASONS
 from .select import select
 
-PHSIC_SECTIONS = ("input", "encoder", "y_encoder", "kernel", "seed")
+PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
 
 
 @click.command("filter-parallel")

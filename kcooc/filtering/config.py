@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal, Union
 
-from ..config import EncoderConfig, InputConfig, option, section
+from ..config import option, section
 from ..errors import InputError
-from ..phsic.config import KernelConfig
+from ..phsic.config import KernelConfig, PhsicConfig
 from ..text import LANGUAGE_SCRIPTS
 
 Language = Union[Literal[tuple(sorted(LANGUAGE_SCRIPTS))], None]
@@ -62,16 +62,14 @@ class SelectConfig:
 
 
 @dataclasses.dataclass
-class FilterConfig:
-    input: InputConfig = section(InputConfig, "where the source and target sentences are in the input")
-    encoder: EncoderConfig = section(EncoderConfig, "sentence encoder for the source side (and the target unless y_encoder is set)")
-    y_encoder: Union[EncoderConfig, None] = option(None, "encoder for the target side (another language); null = same as encoder")
+class FilterConfig(PhsicConfig):
+    """The PHSIC keys (input, encoder, y_encoder, kernel, seed) plus the filtering ones."""
+
     kernel: FilterKernelConfig = section(FilterKernelConfig, "PHSIC kernel (the paper filters with fastText + RBF)")
     rules: RulesConfig = section(RulesConfig, "hard rules applied before scoring; each drop is counted under its name")
     select: SelectConfig = section(SelectConfig, "which scored pairs to keep; none set = every pair that passes the rules")
     task_lines: int = option(16384, "lines per task (the unit sent to a worker and reduced in order; results do not "
                              "depend on the engine or the number of jobs, but do on this)")
-    seed: int = option(0, "seed for every random choice (ICD sample, bandwidth sample)")
 
     def validate(self) -> None:
         if self.task_lines < 1:
