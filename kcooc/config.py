@@ -94,6 +94,9 @@ def from_dict(cls: type, data: dict, prefix: str = "") -> Any:
     return obj
 
 
+NULL = object()  # an override value that sets a key to null (None means "no override")
+
+
 def load(cls: type, path: str | None = None, overrides: dict[str, Any] | None = None) -> Any:
     """Read YAML ``path`` (optional) into ``cls`` and apply dotted-key ``overrides``."""
     data: dict = {}
@@ -110,6 +113,8 @@ def load(cls: type, path: str | None = None, overrides: dict[str, Any] | None = 
     for dotted, value in (overrides or {}).items():
         if value is None:
             continue
+        if value is NULL:
+            value = None
         node = data
         *parents, leaf = dotted.split(".")
         for part in parents:

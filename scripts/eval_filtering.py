@@ -174,8 +174,10 @@ def write_report(args, results, n, kind, dropped, caught) -> None:
               f"{int(dropped.sum())} pairs dropped, {int((dropped & noise).sum())} of them injected noise "
               f"(precision {(dropped & noise).sum() / max(dropped.sum(), 1):.3f}); noise caught per kind: "
               + ", ".join(f"{k} {v}/{int((kind == i).sum())}" for i, (k, v) in enumerate(caught.items())) + ".", ""]
+    with open(os.path.join(os.path.dirname(__file__), "filtering_notes.md"), encoding="utf-8") as f:
+        lines.append(f.read())
     with open(args.out, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(lines))
     print("\n".join(lines))
 
 

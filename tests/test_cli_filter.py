@@ -159,9 +159,9 @@ def test_sigkill_leaves_the_previous_output_and_the_next_run_cleans_up(tmp_path)
 
 
 def test_word_budget_and_threshold(tmp_path):
-    clash, _ = filter_run(tmp_path, "-i", EN_JA, "--word-budget", "5000", check=False)
-    assert clash.returncode == 2 and "choose one" in clash.stderr  # the config's top_ratio and --word-budget
-    _, out = filter_run(tmp_path, "-i", EN_JA, "--word-budget", "5000", "-c", os.devnull)
+    clash, _ = filter_run(tmp_path, "-i", EN_JA, "--word-budget", "5000", "--top-k", "3", check=False)
+    assert clash.returncode == 2 and "choose one" in clash.stderr
+    _, out = filter_run(tmp_path, "-i", EN_JA, "--word-budget", "5000")  # replaces the config's top_ratio
     kept = read(out).decode().splitlines()
     assert 4800 < sum(len(line.split("\t")[0].split()) for line in kept) <= 5000
     filter_run(tmp_path, "-i", EN_JA, "--scores", tmp_path / "s.txt", "-c", os.devnull)

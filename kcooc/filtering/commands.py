@@ -14,7 +14,7 @@ import click
 import numpy as np
 
 from ..cliutils import Timer, guarded, input_options, input_overrides, load_config, progress, require, run_options, write_summary
-from ..config import to_dict
+from ..config import NULL, to_dict
 from ..encoders import build_pair_encoders
 from ..engine import make_engine
 from ..io import atomic_output, check_output_directory, display_name, exclusive_lock, remove_stale_temporaries
@@ -79,10 +79,13 @@ def filter_parallel(config_path, input_path, output, scores_path, annotated_path
       kcooc filter-parallel -c configs/filter-hashing.yaml -i corpus.tsv -o kept.tsv --engine dask \\
           --scheduler tcp://scheduler:8786
     """
+    modes = {k: options[k] for k in ("top_k", "top_ratio", "word_budget") if options.get(k) is not None}
+    require(len(modes) <= 1, f"choose one of --top-k, --top-ratio, --word-budget (got {len(modes)})")
     cfg = load_config(FilterConfig, config_path, {
         **input_overrides(options),
-        "select.top_k": options.get("top_k"), "select.top_ratio": options.get("top_ratio"),
-        "select.threshold": options.get("threshold"), "select.word_budget": options.get("word_budget"),
+        # a selection mode given on the command line replaces the config's
+        **{f"select.{k}": modes.get(k, NULL) for k in ("top_k", "top_ratio", "word_budget") if modes},
+        "select.threshold": options.get("threshold"),
         "task_lines": options.get("task_lines"), "kernel.name": options.get("kernel"), "kernel.rank": options.get("rank"), "kernel.sigma": options.get("sigma"),
     }, print_config)
     outputs = [p for p in (output, scores_path, annotated_path, save_model_path) if p and p != "-"]
