@@ -86,7 +86,8 @@ def filter_parallel(config_path, input_path, output, scores_path, annotated_path
         # a selection mode given on the command line replaces the config's
         **{f"select.{k}": modes.get(k, NULL) for k in ("top_k", "top_ratio", "word_budget") if modes},
         "select.threshold": options.get("threshold"),
-        "task_lines": options.get("task_lines"), "kernel.name": options.get("kernel"), "kernel.rank": options.get("rank"), "kernel.sigma": options.get("sigma"),
+        "task_lines": options.get("task_lines"),
+        "kernel.name": options.get("kernel"), "kernel.rank": options.get("rank"), "kernel.sigma": options.get("sigma"),
     }, print_config)
     outputs = [p for p in (output, scores_path, annotated_path, save_model_path) if p and p != "-"]
     require(len(set(map(os.path.realpath, outputs))) == len(outputs), "--output, --scores, --annotated and --save-model must differ")
