@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter config-docs clean
+.PHONY: install install-test install-data demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter data-ks ks bench-ks config-docs clean
 
 install:
 	$(PIP) install -q -e .
@@ -67,6 +67,18 @@ aspec-filter: install-data data-parallel
 
 bench-filter: install data-parallel
 	$(PYTHON) scripts/bench_filter.py --corpus $(DATA)/parallel/en-ja.tsv --workdir $(RUNS)/bench-filter
+
+# Kernelized sorting data (debian-handbook en/es, arabnamer names) and the Table 2/3 analogues.
+data-ks: $(DATA)/ks/names/gold.tsv
+
+$(DATA)/ks/names/gold.tsv: | install-data
+	$(PYTHON) scripts/data_ks.py --out $(DATA)/ks --cache $(DATA)/cache
+
+ks: install-data data-ks
+	$(PYTHON) scripts/eval_ks.py --data $(DATA)/ks --out docs/results-ks.md
+
+bench-ks: install
+	$(PYTHON) scripts/bench_ks.py
 
 bench-phsic: install data
 	$(PYTHON) scripts/bench_phsic.py --tsv $(DATA)/dialogue/train.tsv --fasttext $(DATA)/fasttext/en-300.bin

@@ -6,6 +6,7 @@ import click
 
 from . import __version__
 from .filtering.commands import filter_parallel
+from .ks.commands import ks
 from .phsic.commands import phsic
 
 EPILOG = """\b
@@ -15,6 +16,7 @@ Examples:
   kcooc phsic score -m runs/phsic.npz -i candidates.tsv --candidates
   kcooc phsic merge shard1.npz shard2.npz -o model.npz
   kcooc filter-parallel -c configs/filter-hashing.yaml -i corpus.tsv.gz -o kept.tsv --top-ratio 0.7 --jobs 2
+  kcooc ks align -c configs/ks-names.yaml --source en.txt --target ar.txt --seeds seeds.tsv -o alignment.tsv
 
 Exit codes: 0 success, 1 runtime failure, 2 bad usage or input, 75 output locked by another run. `kcooc CMD --help` for more.
 """
@@ -28,6 +30,7 @@ def cli():
 
 cli.add_command(phsic)
 cli.add_command(filter_parallel)
+cli.add_command(ks)
 
 
 def main() -> None:

@@ -7,10 +7,12 @@ import yaml
 
 from kcooc.config import documented_keys
 from kcooc.filtering.config import FilterConfig
+from kcooc.ks.config import KsConfig
 from kcooc.phsic.config import PhsicConfig
 
 SECTIONS = [("phsic train / phsic score", "configs/dialogue*.yaml", PhsicConfig),
-            ("filter-parallel", "configs/filter-*.yaml", FilterConfig)]
+            ("filter-parallel", "configs/filter-*.yaml", FilterConfig),
+            ("ks align", "configs/ks-*.yaml", KsConfig)]
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ import pytest
 from kcooc import config
 from kcooc.errors import InputError
 from kcooc.filtering.config import FilterConfig
+from kcooc.ks.config import KsConfig
 from kcooc.phsic.config import PhsicConfig
 
 ROOT = os.path.dirname(os.path.dirname(__file__))
@@ -44,7 +45,7 @@ def test_overrides_win_and_none_means_unset(tmp_path):
     assert config.load(PhsicConfig, None, config.to_dict(cfg) and {}) == PhsicConfig()
 
 
-CONFIG_CLASSES = {"dialogue": PhsicConfig, "filter": FilterConfig}
+CONFIG_CLASSES = {"dialogue": PhsicConfig, "filter": FilterConfig, "ks": KsConfig}
 
 
 @pytest.mark.parametrize("cls", CONFIG_CLASSES.values())

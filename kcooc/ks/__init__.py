@@ -1,0 +1,3 @@
+"""Kernelized sorting for cross-lingual matching (Jagarlamudi, Juarez & Daume III, 2010, on
+Quadrianto, Song & Smola, 2009): sorting.py (the iterations), align.py (KS, p-smooth, S-U, S-Z),
+mcca.py (the MCCA baseline), features.py (kernels from text)."""

@@ -1,0 +1,135 @@
+"""``kcooc ks align``: read objects, build kernels, run a method of align.py, write the matching."""
+
+from __future__ import annotations
+
+import os
+
+import click
+import numpy as np
+
+from ..cliutils import Timer, guarded, load_config, require, run_options, write_summary
+from ..engine import make_engine
+from ..errors import InputError
+from ..io import atomic_output, check_output_directory
+from .align import kernelized_sorting, p_smooth
+from .config import KsConfig
+from .features import char_ngram_vectors, linear_kernel, load_kernel, tfidf_vectors
+from .mcca import mcca
+
+SEEDED = {"s-u": "uniform", "s-z": "zero", "mcca": None}  # methods that use seeds (and the fill of S-U/S-Z)
+
+
+def read_objects(path: str) -> tuple[list[str], list[str]]:
+    """(ids, texts): a directory's files (id = file name, sorted) or a file's lines (id = line number)."""
+    if os.path.isdir(path):
+        names = sorted(n for n in os.listdir(path) if os.path.isfile(os.path.join(path, n)))
+        texts = []
+        for name in names:
+            with open(os.path.join(path, name), encoding="utf-8", errors="strict") as f:
+                texts.append(f.read())
+        return names, texts
+    try:
+        with open(path, encoding="utf-8") as f:
+            texts = f.read().splitlines()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: invalid UTF-8 at byte {exc.start}") from None
+    return [str(i) for i in range(1, len(texts) + 1)], texts
+
+
+def read_pairs(path: str, source_ids: list[str], target_ids: list[str]) -> dict[int, int]:
+    """source_id<TAB>target_id lines -> {source index: target index}."""
+    source_index = {s: i for i, s in enumerate(source_ids)}
+    target_index = {t: i for i, t in enumerate(target_ids)}
+    pairs = {}
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) < 2 or fields[0] not in source_index or fields[1] not in target_index:
+                raise InputError(f"{path}:{lineno}: expected source_id<TAB>target_id of known objects")
+            pairs[source_index[fields[0]]] = target_index[fields[1]]
+    if len(set(pairs.values())) != len(pairs):
+        raise InputError(f"{path}: a target appears twice")
+    return pairs
+
+
+def kernels(cfg: KsConfig, source: list[str], target: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    f = cfg.features
+    if f.kind == "kernel":
+        require(f.source_kernel and f.target_kernel, "features.kind kernel needs features.source_kernel and target_kernel")
+        return load_kernel(f.source_kernel, len(source)), load_kernel(f.target_kernel, len(target))
+    if f.kind == "chars":
+        return (linear_kernel(char_ngram_vectors(source, f.ngram_min, f.ngram_max)),
+                linear_kernel(char_ngram_vectors(target, f.ngram_min, f.ngram_max)))
+    return (linear_kernel(tfidf_vectors(source, f.source_language, f.max_df, f.min_df)),
+            linear_kernel(tfidf_vectors(target, f.target_language, f.max_df, f.min_df)))
+
+
+@click.group()
+def ks():
+    """Kernelized sorting: match objects across two domains with no cross-domain similarity
+    (Jagarlamudi et al., 2010)."""
+
+
+@ks.command("align")
+@click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
+@click.option("--source", required=True, help="Source objects: a file (one per line) or a directory (a document per file).")
+@click.option("--target", required=True, help="Target objects, as --source.")
+@click.option("--seeds", "seeds_path", default=None, help="Seed alignments: source_id<TAB>target_id per line.")
+@click.option("--random-seeds", type=click.IntRange(min=1), default=None,
+              help="Draw this many seed pairs from --gold with --seed (the paper used 10).")
+@click.option("--gold", "gold_path", default=None, help="True alignments (as --seeds): report how many are recovered.")
+@click.option("--output", "-o", default="-", show_default=True, help="source_id<TAB>target_id<TAB>confidence lines.")
+@click.option("--method", type=click.Choice(["ks", "p-smooth", "s-u", "s-z", "mcca"]), default=None,
+              help="[config: method]")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Processes for the p sweep.")
+@run_options
+@click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
+@guarded
+def align_command(config_path, source, target, seeds_path, random_seeds, gold_path, output, method, jobs, seed, quiet,
+                  summary_path, print_config):
+    """Align source and target objects; with --gold, count the recovered pairs.
+
+    \b
+    Example:
+      kcooc ks align -c configs/ks-docs.yaml --source en/ --target es/ --seeds seeds.tsv -o alignment.tsv
+      kcooc ks align -c configs/ks-names.yaml --source en.txt --target ar.txt --gold gold.tsv --random-seeds 10
+    """
+    cfg = load_config(KsConfig, config_path, {"method": method, "seed": seed}, print_config)
+    check_output_directory(output)
+    timer = Timer()
+    source_ids, source_texts = read_objects(source)
+    target_ids, target_texts = read_objects(target)
+    require(len(source_ids) >= 2 and len(target_ids) >= 2, "need at least two objects on each side")
+    gold = read_pairs(gold_path, source_ids, target_ids) if gold_path else None
+    seeds = read_pairs(seeds_path, source_ids, target_ids) if seeds_path else {}
+    if random_seeds:
+        require(gold is not None, "--random-seeds draws from --gold")
+        rng = np.random.default_rng(cfg.seed)
+        drawn = rng.choice(sorted(gold), size=min(random_seeds, len(gold)), replace=False)
+        seeds.update({int(s): gold[int(s)] for s in drawn})
+    require(cfg.method not in SEEDED or seeds, f"method {cfg.method} needs seed alignments (--seeds or --random-seeds)")
+    K, L = kernels(cfg, source_texts, target_texts)
+    summary = {"command": "ks align", "method": cfg.method, "sources": len(source_ids), "targets": len(target_ids),
+               "seeds": len(seeds) if cfg.method in SEEDED else 0}
+    if cfg.method == "ks":
+        trace = kernelized_sorting(K, L, step=cfg.ks_step, max_iter=cfg.max_iter)
+    elif cfg.method == "mcca":
+        trace = mcca(K, L, seeds, dims=cfg.mcca_dims, reg=cfg.mcca_reg, delta=cfg.delta)
+    else:
+        with make_engine("local", jobs) as engine:
+            trace, best_p, per_p = p_smooth(K, L, cfg.p_values(), seeds=seeds if SEEDED.get(cfg.method) else None,
+                                            fill=SEEDED.get(cfg.method) or "zero", delta=cfg.delta,
+                                            max_iter=cfg.max_iter, engine=engine)
+        summary.update(p=best_p, objective_per_p=[[p, round(v, 6)] for p, v in per_p])
+    matched = np.flatnonzero(trace.match >= 0)
+    with atomic_output(output) as out:
+        out.writelines(f"{source_ids[i]}\t{target_ids[trace.match[i]]}\t{trace.confidence[i]:.6g}\n" for i in matched)
+    summary.update(matched=int(matched.size), objective=trace.objective, objective_history=trace.history,
+                   seconds=timer.seconds())
+    if gold is not None:
+        summary["recovered"] = sum(int(trace.match[s] == t) for s, t in gold.items())
+        summary["gold"] = len(gold)
+        click.echo(f"recovered {summary['recovered']} of {len(gold)} gold pairs ({cfg.method})", err=True)
+    write_summary(summary_path, summary)

@@ -1,0 +1,51 @@
+"""The ``ks align`` config (``configs/ks-*.yaml``); every key is documented in configs/README.md."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal, Union
+
+from ..config import option, section
+from ..errors import InputError
+
+
+@dataclasses.dataclass
+class FeaturesConfig:
+    kind: Literal["tfidf", "chars", "kernel"] = option(
+        "tfidf", "tfidf: documents (linear kernel on TF-IDF); chars: names (linear kernel on character n-gram counts); "
+        "kernel: your own .npy kernel matrices (source_kernel, target_kernel)")
+    source_language: Union[str, None] = option(None, "tfidf: Snowball stemmer for the source side, e.g. english (null = no stemming)")
+    target_language: Union[str, None] = option(None, "tfidf: Snowball stemmer for the target side, e.g. spanish")
+    max_df: float = option(0.5, "tfidf: words in more than this share of a side's documents are stop words")
+    min_df: int = option(1, "tfidf: drop words in fewer documents than this")
+    ngram_min: int = option(1, "chars: shortest character n-gram")
+    ngram_max: int = option(3, "chars: longest character n-gram")
+    source_kernel: Union[str, None] = option(None, "kernel: .npy (n x n) kernel matrix of the source objects")
+    target_kernel: Union[str, None] = option(None, "kernel: .npy kernel matrix of the target objects")
+
+
+@dataclasses.dataclass
+class KsConfig:
+    features: FeaturesConfig = section(FeaturesConfig, "how objects become kernel matrices")
+    method: Literal["ks", "p-smooth", "s-u", "s-z", "mcca"] = option(
+        "s-z", "ks: the baseline; p-smooth: sub-polynomial sweep; s-u / s-z: p-smooth with seeds, uniform / zero "
+        "weights for unconfident alignments (paper Table 1); mcca: matching CCA on the seeds")
+    p_start: float = option(0.05, "p-smooth grid: first p (the paper: 0.01)")
+    p_stop: float = option(1.0, "p-smooth grid: last p")
+    p_step: float = option(0.05, "p-smooth grid: step (the paper: 0.01)")
+    delta: int = option(2, "s-u / s-z / mcca: new confident alignments added per iteration")
+    max_iter: int = option(100, "ks / p-smooth: iterations per start at most")
+    ks_step: float = option(0.5, "ks: weight of the new LAP solution in the convex combination")
+    mcca_dims: int = option(20, "mcca: kernel PCA dimensions per side")
+    mcca_reg: float = option(0.1, "mcca: ridge added to the covariances")
+    seed: int = option(0, "seed for --random-seeds")
+
+    def validate(self) -> None:
+        if not 0 < self.p_start <= self.p_stop or self.p_step <= 0:
+            raise InputError("need 0 < p_start <= p_stop and p_step > 0")
+        if self.delta < 1 or self.max_iter < 1 or not 0 < self.ks_step <= 1 or self.mcca_dims < 1:
+            raise InputError("delta, max_iter, mcca_dims >= 1 and 0 < ks_step <= 1 are required")
+
+    def p_values(self) -> list[float]:
+        count = int(round((self.p_stop - self.p_start) / self.p_step)) + 1
+        return [round(self.p_start + i * self.p_step, 6) for i in range(count) if self.p_start + i * self.p_step <= self.p_stop + 1e-9]

@@ -1,0 +1,123 @@
+"""Kernelized sorting against the paper's definitions: objective = tr(K pi^T L pi) with dense
+permutation matrices, the relaxed matchings of Table 1, recovery when L is K permuted, seeds,
+rectangular problems, a non-decreasing objective; and `kcooc ks align` on real names."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from conftest import DATA, run
+from kcooc.ks.align import kernelized_sorting, p_smooth
+from kcooc.ks.mcca import mcca
+from kcooc.ks.sorting import centre, objective, relaxed_rows, sort, sort_with_seeds, sub_polynomial, pca_initialisations
+
+
+def permuted_problem(n=40, extra=0, seed=0):
+    """K from random points; L = K of the same objects in a shuffled order (plus ``extra`` others)."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n + extra, 4))
+    K_all = X @ X.T
+    order = rng.permutation(n + extra)  # target a is object order[a]
+    truth = np.argsort(order)[:n]  # source i -> target truth[i]
+    return K_all[:n, :n], K_all[np.ix_(order, order)], truth
+
+
+def dense(match, n_targets):
+    P = np.zeros((match.size, n_targets))
+    P[np.flatnonzero(match >= 0), match[match >= 0]] = 1
+    return P
+
+
+def test_objective_equals_the_trace_with_a_dense_permutation():
+    K, L, truth = permuted_problem(12)
+    Kc, Lc = centre(K), centre(L)
+    H = np.eye(12) - 1 / 12
+    np.testing.assert_allclose(Kc, H @ K @ H)
+    match = np.random.default_rng(3).permutation(12)
+    P = dense(match, 12)
+    assert objective(Kc, Lc, match) == pytest.approx(np.trace(Kc @ P @ Lc @ P.T))
+
+
+def test_relaxed_rows_are_the_table_1_matrices_times_l():
+    L = np.random.default_rng(1).random((4, 4))
+    match = np.array([1, 0, -1, -1])  # Y1-X2, Y2-X1 seeded; X3, X4 unconfident
+    uniform = np.array([[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, .5, .5], [0, 0, .5, .5]])
+    np.testing.assert_allclose(relaxed_rows(L, match, "uniform"), uniform @ L)
+    np.testing.assert_allclose(relaxed_rows(L, match, "zero"), dense(match, 4) @ L)
+
+
+def test_sub_polynomial_kernel_equals_its_definition():
+    K = np.random.default_rng(2).random((5, 5))
+    S = K**0.3
+    S = S / np.linalg.norm(S, axis=1, keepdims=True)
+    np.testing.assert_allclose(sub_polynomial(K, 0.3), S @ S.T)
+
+
+@pytest.mark.parametrize("method", ["ks", "p-smooth", "s-z", "s-u", "mcca"])
+def test_exact_recovery_when_l_is_k_permuted(method):
+    K, L, truth = permuted_problem()
+    seeds = {0: int(truth[0]), 7: int(truth[7]), 20: int(truth[20])}
+    if method == "ks":
+        trace = kernelized_sorting(K, L)
+    elif method == "mcca":
+        trace = mcca(K, L, {**seeds, 3: int(truth[3]), 11: int(truth[11]), 30: int(truth[30])}, dims=4)
+    else:
+        trace, _, _ = p_smooth(K, L, [0.2, 0.5, 1.0], seeds=None if method == "p-smooth" else seeds,
+                               fill="uniform" if method == "s-u" else "zero")
+    assert (trace.match == truth).all()
+
+
+def test_seeds_are_always_respected_even_when_wrong():
+    K, L, truth = permuted_problem(30)
+    seeds = {0: int(truth[1]), 1: int(truth[0]), 5: int(truth[5])}  # two deliberately wrong seeds
+    for fill in ("zero", "uniform"):
+        trace = sort_with_seeds(centre(K), centre(L), seeds, fill=fill)
+        assert all(trace.match[s] == t for s, t in seeds.items())
+        assert sorted(trace.match) == list(range(30))
+
+
+def test_rectangular_problem_matches_every_source_to_a_distinct_target():
+    K, L, truth = permuted_problem(30, extra=8)
+    seeds = {i: int(truth[i]) for i in range(4)}
+    trace, _, _ = p_smooth(K, L, [0.5, 1.0], seeds=seeds)
+    assert (trace.match >= 0).all() and len(set(trace.match.tolist())) == 30
+    assert (trace.match == truth).sum() >= 20  # chance: about 1
+
+
+def test_the_objective_never_decreases_across_accepted_iterations():
+    rng = np.random.default_rng(5)
+    X, Y = rng.random((50, 6)), rng.random((50, 6))
+    K, L = centre(X @ X.T), centre(Y @ Y.T)
+    for init in pca_initialisations(K, L):
+        trace = sort(K, L, init, step=0.5)
+        assert len(trace.history) > 2  # it did iterate
+        # the returned matching is the best one any iteration produced, and never worse than the start
+        assert trace.objective == pytest.approx(objective(K, L, trace.match))
+        assert trace.objective == max(trace.history) >= trace.history[0]
+
+
+def test_cli_aligns_real_names_and_respects_seeds(tmp_path):
+    (tmp_path / "seeds.tsv").write_text("1\t23\n2\t36\n")
+    result = run("ks", "align", "-c", os.path.join(DATA, "..", "..", "configs", "ks-names.yaml"),
+                 "--source", os.path.join(DATA, "names-en.txt"), "--target", os.path.join(DATA, "names-ar.txt"),
+                 "--seeds", tmp_path / "seeds.tsv", "--gold", os.path.join(DATA, "names-gold.tsv"),
+                 "-o", tmp_path / "alignment.tsv", "--summary", tmp_path / "s.json", "--jobs", "2")
+    rows = [line.split("\t") for line in (tmp_path / "alignment.tsv").read_text().splitlines()]
+    assert len(rows) == 60 and len({r[1] for r in rows}) == 60
+    assert rows[0][:2] == ["1", "23"] and rows[1][:2] == ["2", "36"]
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["seeds"] == 2 and summary["matched"] == 60 and 2 <= summary["recovered"] <= 60
+    assert "recovered" in result.stderr and len(summary["objective_per_p"]) == 12
+
+
+@pytest.mark.parametrize("seeds, message", [("1\tnope\n", "seeds.tsv:1: expected source_id<TAB>target_id"),
+                                            ("1\t2\n3\t2\n", "a target appears twice")])
+def test_cli_bad_seeds_are_one_line_exit_2(tmp_path, seeds, message):
+    (tmp_path / "seeds.tsv").write_text(seeds)
+    result = run("ks", "align", "--method", "s-z", "--source", os.path.join(DATA, "names-en.txt"),
+                 "--target", os.path.join(DATA, "names-ar.txt"), "--seeds", tmp_path / "seeds.tsv",
+                 "-o", tmp_path / "a.tsv", check=False)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "a.tsv").exists()
