@@ -14,7 +14,6 @@ from __future__ import annotations
 import abc
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.linalg import solve_triangular
 from scipy.spatial.distance import cdist
 

@@ -21,6 +21,7 @@ from kcooc import metrics
 from kcooc.encoders import FastTextEncoder, HashingEncoder, WordLlamaEncoder
 from kcooc.linalg import normalize_rows
 from kcooc.phsic import PHSIC
+from reports import write_report
 
 SIZES = [1000, 10000, 100000, None]
 
@@ -128,11 +129,7 @@ def main() -> None:
               "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     lines += [f"| {a} | " + " | ".join(f"{metrics.spearman(test_scores[a], test_scores[b]):.2f}" for b in names) + " |"
               for a in names]
-    with open(os.path.join(os.path.dirname(__file__), "dialogue_notes.md"), encoding="utf-8") as f:
-        lines += ["", f.read().rstrip()]
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
+    write_report(args.out, lines, "dialogue_notes.md")
     print(f"wrote {args.out}")
 
 

@@ -25,6 +25,7 @@ import yaml
 
 from kcooc.encoders import tokenize
 from kcooc.metrics import roc_auc
+from reports import write_report
 
 KINDS = ["misaligned", "untranslated", "truncated", "wrong_language"]
 RULES_OFF = {"empty_side": False, "identical_sides": False, "max_chars": None, "max_length_ratio": None,
@@ -150,10 +151,10 @@ def main() -> None:
     reasons = [line.rstrip("\n").split("\t")[-1] for line in open(annotated, encoding="utf-8")]
     dropped = np.array([r not in ("-", "not_selected", "below_threshold") for r in reasons])
     caught = {name: int((dropped & (kind == k)).sum()) for k, name in enumerate(KINDS)}
-    write_report(args, results, len(en), kind, dropped, caught)
+    write_results(args, results, len(en), kind, dropped, caught)
 
 
-def write_report(args, results, n, kind, dropped, caught) -> None:
+def write_results(args, results, n, kind, dropped, caught) -> None:
     noise = kind >= 0
     lines = [
         "# Parallel-corpus filtering (PHSIC paper §6.3 analogue)", "",
@@ -174,10 +175,7 @@ def write_report(args, results, n, kind, dropped, caught) -> None:
               f"{int(dropped.sum())} pairs dropped, {int((dropped & noise).sum())} of them injected noise "
               f"(precision {(dropped & noise).sum() / max(dropped.sum(), 1):.3f}); noise caught per kind: "
               + ", ".join(f"{k} {v}/{int((kind == i).sum())}" for i, (k, v) in enumerate(caught.items())) + ".", ""]
-    with open(os.path.join(os.path.dirname(__file__), "filtering_notes.md"), encoding="utf-8") as f:
-        lines.append(f.read())
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines))
+    write_report(args.out, lines, "filtering_notes.md")
     print("\n".join(lines))
 
 

@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+from reports import write_report
+
 SETS = [("docs-parallel", "EP-P: debian-handbook en/es sections", "configs/ks-docs.yaml"),
         ("docs-comparable", "EP-C: first half en / second half es", "configs/ks-docs.yaml"),
         ("names", "TL: English -> Arabic names, no romanisation", "configs/ks-names.yaml"),
@@ -51,10 +53,7 @@ def main() -> None:
              "Data from Debian's debian-handbook and PyPI arabnamer (`make data-ks`).", "",
              "Made by: `make ks` (= `python scripts/eval_ks.py --data data/ks --out docs/results-ks.md`)", "",
              "| data | pairs | " + " | ".join(METHODS) + " |", "|---|---|" + "---|" * len(METHODS), *rows, ""]
-    with open(os.path.join(os.path.dirname(__file__), "ks_notes.md"), encoding="utf-8") as f:
-        lines.append(f.read())
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines))
+    write_report(args.out, lines, "ks_notes.md")
     print("\n".join(lines))
 
 
