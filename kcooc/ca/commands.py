@@ -1,0 +1,154 @@
+"""``kcooc ca embed|eval``: count, decompose, write vectors; score them on word-similarity sets."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+
+import click
+import numpy as np
+
+from .. import artifact
+from ..cliutils import Timer, guarded, load_config, require, write_summary
+from ..config import to_dict
+from ..encoders import read_word2vec_text
+from ..errors import InputError
+from ..io import atomic_output, check_output_directory, display_name, rereadable_input
+from .config import CaConfig
+from .counting import Vocabulary, contingency_table, offset_tables, token_chunks
+from .model import CorrespondenceAnalysis, word_similarity
+
+KIND = "ca-vectors"
+BENCHMARKS = {"ws353-sim": "ws353_similarity.txt", "ws353-rel": "ws353_relatedness.txt", "ws353": "wordsim353.txt",
+              "men": "men.txt", "mturk": "mturk.txt", "rw": "rareword.txt", "simlex": "simlex999.txt",
+              "rg65": "rg65.txt"}
+
+
+@click.group()
+def ca():
+    """Correspondence-analysis word vectors (Niitsuma), by a delayed sparse randomized SVD."""
+
+
+@ca.command("embed")
+@click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
+@click.option("--corpus", required=True, help="Whitespace-tokenised text (text8-like; .gz/.bz2/.xz, or - for stdin).")
+@click.option("--output", "-o", required=True, help="Vectors file (.npz: vocab, vectors, singular values, config).")
+@click.option("--export-w2v", default=None, help="Also write the vectors in the word2vec text format.")
+@click.option("--table", type=click.Choice(["flat", "skip", "cut"]), default=None, help="[config: table]")
+@click.option("--window", type=click.IntRange(min=0), default=None, help="[config: window]")
+@click.option("--dims", type=click.IntRange(min=1), default=None, help="[config: dims]")
+@click.option("--min-count", type=click.IntRange(min=1), default=None, help="[config: min_count]")
+@click.option("--seed", type=int, default=None, help="[config: seed]")
+@click.option("--summary", "summary_path", default=None, help="Write a one-line JSON summary here.")
+@click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
+@guarded
+def embed_command(config_path, corpus, output, export_w2v, table, window, dims, min_count, seed, summary_path,
+                  print_config):
+    """Count a word x context table from a token stream and decompose it by CA.
+
+    \b
+    Example:
+      kcooc ca embed -c configs/text8.yaml --corpus data/text8 -o runs/ca-flat.npz --export-w2v runs/ca-flat.txt
+    """
+    cfg = load_config(CaConfig, config_path, {"table": table, "window": window, "dims": dims, "min_count": min_count,
+                                              "seed": seed}, print_config)
+    for path in (output, export_w2v):
+        if path:
+            check_output_directory(path)
+    timer, seconds = Timer(), {}
+    with tempfile.TemporaryDirectory(prefix="kcooc-ca-") as scratch:
+        path = rereadable_input(corpus, scratch)
+        digest = hashlib.sha256()
+        vocabulary = Vocabulary.build(_hashed(token_chunks(path, cfg.chunk_bytes), digest), cfg.min_count, cfg.max_vocab)
+        seconds["vocabulary"] = timer.seconds()
+        lap = Timer()
+        ids = (vocabulary.ids(tokens) for tokens in token_chunks(path, cfg.chunk_bytes))
+        tables = offset_tables(ids, len(vocabulary.words), cfg.window)
+    N = contingency_table(tables, cfg.table, vocabulary.counts, cfg.threshold)
+    del tables
+    seconds["count"] = lap.seconds()
+    lap = Timer()
+    model = CorrespondenceAnalysis(cfg.dims, cfg.weight, cfg.oversample, cfg.power_iterations, cfg.seed).fit(N)
+    seconds["svd"] = lap.seconds()
+    arrays = {"vocab": np.array(vocabulary.words), "counts": vocabulary.counts, "vectors": model.row_vectors_,
+              "singular_values": model.singular_values_}
+    artifact.save(output, KIND, arrays, {"config": to_dict(cfg), "data_sha256": digest.hexdigest(),
+                                         "total_inertia": model.total_inertia_, "nonzeros": int(N.nnz),
+                                         "residuals": model.residuals_.tolist()})
+    if export_w2v:
+        write_word2vec(export_w2v, vocabulary.words, model.row_vectors_)
+    seconds["total"] = timer.seconds()
+    write_summary(summary_path, {
+        "command": "ca embed", "corpus": display_name(corpus), "output": output, "vocabulary": len(vocabulary.words),
+        "tokens_in_vocabulary": int(vocabulary.counts.sum()), "nonzeros": int(N.nnz),
+        "total_inertia": model.total_inertia_, "explained_inertia": float((model.singular_values_**2).sum()),
+        "residuals": model.residuals_.tolist(), "seconds": seconds})
+
+
+def _hashed(chunks, digest):
+    for tokens in chunks:
+        digest.update(" ".join(tokens).encode("utf-8"))
+        digest.update(b"\n")
+        yield tokens
+
+
+def write_word2vec(path: str, words: list[str], vectors: np.ndarray) -> None:
+    """The word2vec text format: a ``count dim`` line, then ``word v1 ... vdim`` per word."""
+    with atomic_output(path) as out:
+        out.write(f"{len(words)} {vectors.shape[1]}\n")
+        for start in range(0, len(words), 4096):
+            block = vectors[start : start + 4096]
+            out.writelines(f"{w} {' '.join(f'{v:.6g}' for v in row)}\n" for w, row in zip(words[start:], block.tolist()))
+
+
+def load_vectors(path: str) -> tuple[list[str], np.ndarray]:
+    if path.endswith(".npz"):
+        _, arrays = artifact.load(path, KIND)
+        return arrays["vocab"].tolist(), arrays["vectors"]
+    return read_word2vec_text(path)
+
+
+def read_benchmark(name: str, data_dir: str) -> list[tuple[str, str, float]]:
+    """``w1 w2 score`` lines (whitespace-separated; '#' comments) from a named set or a path."""
+    path = name if os.path.exists(name) else os.path.join(data_dir, BENCHMARKS.get(name, name))
+    if not os.path.exists(path):
+        raise InputError(f"benchmark {name!r} not found (known: {', '.join(BENCHMARKS)}; `make data-ca` fetches them "
+                         f"into {data_dir}), or pass a file")
+    pairs = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            fields = line.split()
+            if not fields or fields[0].startswith("#"):
+                continue
+            try:
+                pairs.append((fields[0].lower(), fields[1].lower(), float(fields[2])))
+            except (IndexError, ValueError):
+                raise InputError(f"{path}:{lineno}: expected 'word word score'") from None
+    return pairs
+
+
+@ca.command("eval")
+@click.option("--vectors", "-v", "vectors_path", required=True, help="Vectors (.npz from ca embed, or word2vec text).")
+@click.option("--benchmark", "-b", default="ws353-sim,ws353-rel,men,mturk,rw,simlex", show_default=True,
+              help="Comma-separated names or files of word-pair similarity sets.")
+@click.option("--data-dir", default="data/benchmarks", show_default=True, help="Where named benchmarks are.")
+@click.option("--summary", "summary_path", default=None, help="Write a one-line JSON summary here.")
+@guarded
+def eval_command(vectors_path, benchmark, data_dir, summary_path):
+    """Spearman's rho of cosine similarities with human scores, and the out-of-vocabulary ratio.
+
+    \b
+    Example:
+      kcooc ca eval -v runs/ca-flat.npz -b ws353-sim,men,simlex
+    """
+    words, vectors = load_vectors(vectors_path)
+    require(len(words) > 0, f"{vectors_path}: no vectors")
+    results = {}
+    click.echo("benchmark\tspearman\tpairs\toov_ratio")
+    for name in benchmark.split(","):
+        result = word_similarity(words, vectors, read_benchmark(name.strip(), data_dir))
+        results[name.strip()] = result
+        rho = "nan" if result["spearman"] is None else f"{result['spearman']:.3f}"
+        click.echo(f"{name.strip()}\t{rho}\t{result['pairs']}\t{result['oov_ratio']:.3f}")
+    write_summary(summary_path, {"command": "ca eval", "vectors": vectors_path, "results": results})
