@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter data-ks ks bench-ks data-ca config-docs clean
+.PHONY: install install-test install-data demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 config-docs clean
 
 install:
 	$(PIP) install -q -e .
@@ -82,6 +82,16 @@ data-ca: $(DATA)/benchmarks/men.txt
 
 $(DATA)/benchmarks/men.txt:
 	$(PYTHON) scripts/data_benchmarks.py --out $(DATA)/benchmarks --cache $(DATA)/cache
+
+# text8 when the user put it at data/text8, else an offline >= 15M-token English corpus (scripts/data_text8.py).
+data-text8: $(DATA)/text8-offline
+
+$(DATA)/text8-offline: | install-data
+	$(PYTHON) scripts/data_text8.py --out $@ --cache $(DATA)/cache
+
+# Kernel-CA paper Table 4 analogue: CA flat/skip/cut vs word2vec SGNS/CBOW and fastText -> docs/results-text8.md
+text8: install-data data-ca data-text8
+	$(PYTHON) scripts/eval_text8.py --out docs/results-text8.md
 
 bench-ks: install
 	$(PYTHON) scripts/bench_ks.py
