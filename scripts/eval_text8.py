@@ -1,4 +1,4 @@
-"""Table 4 analogue of the kernel-CA paper: word similarity of CA vectors (flat, skip, tail-cut) and of
+"""Table 4 analogue of the kernel-CA paper: word similarity of CA vectors (flat, skip, tail-cut, SCA) and of
 word2vec SGNS, CBOW and fastText skip-gram trained on the same corpus, with training times.
 
 Uses data/text8 when it exists (the real text8), else the offline corpus of scripts/data_text8.py.
@@ -63,18 +63,25 @@ def main() -> None:
     corpus = args.corpus or ("data/text8" if os.path.exists("data/text8") else "data/text8-offline")
     os.makedirs(args.workdir, exist_ok=True)
     results = {}
-    for table in ("flat", "skip", "cut"):
-        vectors, summary = os.path.join(args.workdir, f"ca-{table}.npz"), os.path.join(args.workdir, f"ca-{table}.json")
-        kcooc("ca", "embed", "-c", "configs/text8.yaml", "--corpus", corpus, "--table", table, "-o", vectors,
-              "--summary", summary)
-        results[f"CA N^{table}" + (" (tail-cut kernel)" if table == "cut" else "")] = (
-            evaluate(vectors, args.data_dir), json.load(open(summary))["seconds"]["total"])
-        print(table, results, file=sys.stderr)
+    runs = [(f"ca-{table}", f"CA N^{table}" + (" (tail-cut kernel)" if table == "cut" else ""), ["--table", table])
+            for table in ("flat", "skip", "cut")]
+    runs += [(f"sca-{name}", f"SCA+{label} (N^flat)", ["--table", "flat", "--supervision", os.path.join(args.data_dir, file)])
+             for name, label, file in (("men", "MEN", "men.txt"), ("mturk", "MTurk", "mturk.txt"))]
+    for name, label, options in runs:  # a finished run (vectors + summary) is reused
+        vectors, summary = os.path.join(args.workdir, f"{name}.npz"), os.path.join(args.workdir, f"{name}.json")
+        if not (os.path.exists(vectors) and os.path.exists(summary)):
+            kcooc("ca", "embed", "-c", "configs/text8.yaml", "--corpus", corpus, *options, "-o", vectors,
+                  "--summary", summary)
+        results[label] = (evaluate(vectors, args.data_dir), json.load(open(summary))["seconds"]["total"])
+        print(label, results[label], file=sys.stderr)
     for kind, label in (("sgns", "word2vec SGNS (gensim)"), ("cbow", "word2vec CBOW (gensim)"),
                         ("fasttext", "fastText skip-gram")):
-        path = os.path.join(args.workdir, f"{kind}.txt")
-        seconds = train_baseline(kind, corpus, path, 300, 5, args.threads)
-        results[label] = (evaluate(path, args.data_dir), seconds)
+        path, timing = os.path.join(args.workdir, f"{kind}.txt"), os.path.join(args.workdir, f"{kind}.seconds")
+        if not (os.path.exists(path) and os.path.exists(timing)):
+            seconds = train_baseline(kind, corpus, path, 300, 5, args.threads)
+            with open(timing, "w") as f:
+                f.write(f"{seconds}\n")
+        results[label] = (evaluate(path, args.data_dir), float(open(timing).read()))
         print(kind, results[label], file=sys.stderr)
     lines = ["# Word similarity on a text8-like corpus (kernel-CA paper, Table 4 analogue)", "",
              f"Corpus: `{corpus}`; every model sees the same tokens. Spearman's rho of cosine similarity with human",

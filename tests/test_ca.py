@@ -161,3 +161,53 @@ def test_cli_bad_corpus_is_one_line_exit_2(tmp_path):
     result = run("ca", "embed", "--corpus", empty, "-o", tmp_path / "v.npz", check=False)
     assert result.returncode == 2 and "no word occurs at least 5 times" in result.stderr
     assert os.listdir(tmp_path) == ["bad.txt", "empty.txt"] or sorted(os.listdir(tmp_path)) == ["bad.txt", "empty.txt"]
+
+
+def test_sca_operator_equals_definition_5_and_is_lca_without_supervision():
+    from kcooc.ca.sca import sca_operator, supervision_matrix
+
+    N = random_table(rows=12, cols=12, density=0.4, seed=3)
+    S = supervision_matrix([(0, 3, 8.0), (2, 5, 4.0), (3, 7, 2.0)], 12, weight=0.5)
+    dense_N, Gamma = N.toarray().astype(float), np.ones((12, 12)) + S.toarray()
+    M = dense_N * (Gamma @ dense_N @ Gamma) - (Gamma @ dense_N) * (dense_N @ Gamma)
+    M2 = (Gamma @ dense_N) * (dense_N @ Gamma)
+    r, c = M2.sum(axis=1), M2.sum(axis=0)
+    reference = M / np.sqrt(np.outer(r, c))
+    op = sca_operator(N, S)
+    np.testing.assert_allclose(op.dense(), reference, atol=1e-12)
+    np.testing.assert_allclose(op.rmatmat(np.eye(12)), reference.T, atol=1e-12)
+    np.testing.assert_allclose(sca_operator(N, sp.csr_matrix((12, 12))).dense(), CAOperator(N).dense(), atol=1e-12)
+
+
+def test_biplot_coordinates_are_the_dense_principal_coordinates(tmp_path):
+    from kcooc.ca.plot import principal_coordinates
+
+    F, G, inertia = principal_coordinates(FISHER)
+    P = FISHER / FISHER.sum()
+    r, c = P.sum(axis=1), P.sum(axis=0)
+    U, s, Vt = np.linalg.svd(dense_ca(FISHER.astype(float)))
+    F_dense, G_dense = U[:, :2] * s[:2] / np.sqrt(r)[:, None], Vt[:2].T * s[:2] / np.sqrt(c)[:, None]
+    signs = np.sign(F[0] / F_dense[0])  # singular vectors are defined up to sign
+    np.testing.assert_allclose(F, F_dense * signs, atol=1e-10)
+    np.testing.assert_allclose(G, G_dense * signs, atol=1e-10)
+    result = run("ca", "plot", "-o", tmp_path / "fisher.png")
+    assert result.stdout.strip() == "principal inertias: 0.1992, 0.0301"
+    assert (tmp_path / "fisher.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (tmp_path / "t.tsv").write_text("\tfair\tdark\nblue\t10\t2\ndark\t1\tx\n")
+    bad = run("ca", "plot", "--table", tmp_path / "t.tsv", "-o", tmp_path / "t.png", check=False)
+    assert bad.returncode == 2 and "counts must be numbers" in bad.stderr and not (tmp_path / "t.png").exists()
+
+
+def test_cli_sca_uses_the_supervised_pairs(tmp_path):
+    text = open(TRAIN, encoding="utf-8").read().lower().replace("\t", " ")
+    (tmp_path / "corpus.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "pairs.txt").write_text("yes yeah 9\ngood great 8\nlike love 7\n")
+    common = ["ca", "embed", "--corpus", tmp_path / "corpus.txt", "--dims", "10", "--window", "2", "--min-count", "3"]
+    run(*common, "-o", tmp_path / "lca.npz")
+    run(*common, "--supervision", tmp_path / "pairs.txt", "-o", tmp_path / "sca.npz")
+    from kcooc import artifact
+
+    header, sca = artifact.load(str(tmp_path / "sca.npz"), "ca-vectors")
+    _, lca = artifact.load(str(tmp_path / "lca.npz"), "ca-vectors")
+    assert header["config"]["supervision"].endswith("pairs.txt")
+    assert not np.allclose(sca["singular_values"], lca["singular_values"])

@@ -18,6 +18,7 @@ from ..io import atomic_output, check_output_directory, display_name, rereadable
 from .config import CaConfig
 from .counting import Vocabulary, contingency_table, offset_tables, token_chunks
 from .model import CorrespondenceAnalysis, word_similarity
+from .sca import supervision_matrix
 
 KIND = "ca-vectors"
 BENCHMARKS = {"ws353-sim": "ws353_similarity.txt", "ws353-rel": "ws353_relatedness.txt", "ws353": "wordsim353.txt",
@@ -39,12 +40,13 @@ def ca():
 @click.option("--window", type=click.IntRange(min=0), default=None, help="[config: window]")
 @click.option("--dims", type=click.IntRange(min=1), default=None, help="[config: dims]")
 @click.option("--min-count", type=click.IntRange(min=1), default=None, help="[config: min_count]")
+@click.option("--supervision", default=None, help="SCA: 'word word score' pairs, e.g. data/benchmarks/men.txt [config: supervision].")
 @click.option("--seed", type=int, default=None, help="[config: seed]")
 @click.option("--summary", "summary_path", default=None, help="Write a one-line JSON summary here.")
 @click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
 @guarded
-def embed_command(config_path, corpus, output, export_w2v, table, window, dims, min_count, seed, summary_path,
-                  print_config):
+def embed_command(config_path, corpus, output, export_w2v, table, window, dims, min_count, supervision, seed,
+                  summary_path, print_config):
     """Count a word x context table from a token stream and decompose it by CA.
 
     \b
@@ -52,7 +54,7 @@ def embed_command(config_path, corpus, output, export_w2v, table, window, dims, 
       kcooc ca embed -c configs/text8.yaml --corpus data/text8 -o runs/ca-flat.npz --export-w2v runs/ca-flat.txt
     """
     cfg = load_config(CaConfig, config_path, {"table": table, "window": window, "dims": dims, "min_count": min_count,
-                                              "seed": seed}, print_config)
+                                              "supervision": supervision, "seed": seed}, print_config)
     for path in (output, export_w2v):
         if path:
             check_output_directory(path)
@@ -69,7 +71,8 @@ def embed_command(config_path, corpus, output, export_w2v, table, window, dims, 
     del tables
     seconds["count"] = lap.seconds()
     lap = Timer()
-    model = CorrespondenceAnalysis(cfg.dims, cfg.weight, cfg.oversample, cfg.power_iterations, cfg.seed).fit(N)
+    S = supervision_of(cfg, vocabulary) if cfg.supervision else None
+    model = CorrespondenceAnalysis(cfg.dims, cfg.weight, cfg.oversample, cfg.power_iterations, cfg.seed).fit(N, S)
     seconds["svd"] = lap.seconds()
     arrays = {"vocab": np.array(vocabulary.words), "counts": vocabulary.counts, "vectors": model.row_vectors_,
               "singular_values": model.singular_values_}
@@ -84,6 +87,15 @@ def embed_command(config_path, corpus, output, export_w2v, table, window, dims, 
         "tokens_in_vocabulary": int(vocabulary.counts.sum()), "nonzeros": int(N.nnz),
         "total_inertia": model.total_inertia_, "explained_inertia": float((model.singular_values_**2).sum()),
         "residuals": model.residuals_.tolist(), "seconds": seconds})
+
+
+def supervision_of(cfg: CaConfig, vocabulary: Vocabulary):
+    """S for SCA from the supervision file's pairs whose words are both in the vocabulary."""
+    index = {w: i for i, w in enumerate(vocabulary.words)}
+    pairs = [(index[a], index[b], score) for a, b, score in read_benchmark(cfg.supervision, ".")
+             if a in index and b in index]
+    require(pairs, f"{cfg.supervision}: no pair has both words in the vocabulary")
+    return supervision_matrix(pairs, len(vocabulary.words), cfg.supervision_weight)
 
 
 def _hashed(chunks, digest):
@@ -152,3 +164,47 @@ def eval_command(vectors_path, benchmark, data_dir, summary_path):
         rho = "nan" if result["spearman"] is None else f"{result['spearman']:.3f}"
         click.echo(f"{name.strip()}\t{rho}\t{result['pairs']}\t{result['oov_ratio']:.3f}")
     write_summary(summary_path, {"command": "ca eval", "vectors": vectors_path, "results": results})
+
+
+def read_table(path: str) -> tuple[list[str], list[str], np.ndarray]:
+    """A TSV contingency table: a header of column labels (first cell ignored), then label + counts per row."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    require(len(lines) >= 3 and len(lines[0]) >= 3, f"{path}: need a header and at least two rows and two columns")
+    columns = lines[0][1:]
+    try:
+        counts = np.array([[float(v) for v in row[1:]] for row in lines[1:]])
+    except ValueError:
+        raise InputError(f"{path}: counts must be numbers") from None
+    require(counts.shape[1] == len(columns) and (counts >= 0).all(), f"{path}: every row needs {len(columns)} counts >= 0")
+    return [row[0] for row in lines[1:]], columns, counts
+
+
+@ca.command("plot")
+@click.option("--table", "table_path", default="fisher", show_default=True,
+              help="A TSV contingency table, or 'fisher' for Fisher's eye/hair colour data (paper Table 1).")
+@click.option("--output", "-o", required=True, help="PNG file.")
+@click.option("--title", default=None, help="Plot title.")
+@guarded
+def plot_command(table_path, output, title):
+    """The CA biplot: rows and columns in the first two principal dimensions.
+
+    \b
+    Example:
+      kcooc ca plot -o fisher.png
+      kcooc ca plot --table contingency.tsv -o map.png
+    """
+    from .plot import FISHER, biplot
+
+    if table_path == "fisher":
+        rows, columns, counts = FISHER["rows"], FISHER["columns"], np.array(FISHER["counts"], dtype=float)
+        title = title or "Fisher's data: eye (rows) and hair (columns) colour"
+    else:
+        rows, columns, counts = read_table(table_path)
+    check_output_directory(output)
+    with atomic_output(output, binary=True) as out:
+        inertia = biplot(rows, columns, counts, out, title or os.path.basename(table_path))
+    click.echo("principal inertias: " + ", ".join(f"{v:.4f}" for v in inertia))

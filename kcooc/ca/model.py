@@ -1,5 +1,6 @@
 """Linear correspondence analysis (Niitsuma, Def. 3, Eq. 33-40) of a word x context table by the
-delayed sparse randomized SVD (svd.py), and word-pair similarity evaluation."""
+delayed sparse randomized SVD (svd.py), or its semi-supervised form SCA (Def. 5, sca.py), and
+word-pair similarity evaluation."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.stats import spearmanr
 
+from .sca import sca_operator
 from .svd import CAOperator, randomized_svd, residuals
 
 
@@ -24,8 +26,9 @@ class CorrespondenceAnalysis:
         self.dims, self.weight, self.oversample = dims, weight, oversample
         self.power_iterations, self.seed = power_iterations, seed
 
-    def fit(self, N: sp.spmatrix) -> "CorrespondenceAnalysis":
-        op = CAOperator(N)
+    def fit(self, N: sp.spmatrix, supervision: sp.spmatrix | None = None) -> "CorrespondenceAnalysis":
+        """LCA of N; with ``supervision`` (S of sca.py) the semi-supervised SCA of Def. 5."""
+        op = CAOperator(N) if supervision is None else sca_operator(N, supervision)
         k = min(self.dims, min(op.shape) - 1)
         U, s, Vt = randomized_svd(op, k, oversample=self.oversample, power_iterations=self.power_iterations,
                                   seed=self.seed)

@@ -14,28 +14,37 @@ import scipy.sparse as sp
 
 
 class CAOperator:
-    """Xi_hat as products only; rows/columns with a zero margin are left out (zero weight)."""
+    """Xi_hat as products only; rows/columns with a zero margin are left out (zero weight).
+
+    In general the operator is D(row)^-1/2 (P - a b^T) D(col)^-1/2 with P known only through its
+    products (sca.py builds SCA this way); for LCA, P = N/n, a = r/n, b = c/n and the margins are r/n, c/n.
+    """
 
     def __init__(self, N: sp.spmatrix):
         self.N = sp.csr_matrix(N, dtype=np.float64)
         self.n = float(self.N.sum())
         self.r = np.asarray(self.N.sum(axis=1)).ravel()
         self.c = np.asarray(self.N.sum(axis=0)).ravel()
-        # D(r/n)^-1/2: with margins as proportions the singular values are CA's usual ones (their squares
-        # are the principal inertias, summing to chi^2/n); with raw counts (as printed) all are 1/n of that
-        self.row_scale = np.where(self.r > 0, np.sqrt(self.n / np.where(self.r > 0, self.r, 1)), 0.0)
-        self.col_scale = np.where(self.c > 0, np.sqrt(self.n / np.where(self.c > 0, self.c, 1)), 0.0)
-        self.shape = self.N.shape
+        # margins as proportions: the singular values are CA's usual ones (their squares are the principal
+        # inertias, summing to chi^2/n); with raw counts (as printed in Eq. 59) all are 1/n of that
+        self.define(lambda W: self.N @ W / self.n, lambda W: self.N.T @ W / self.n, self.r / self.n, self.c / self.n,
+                    self.r / self.n, self.c / self.n)
+
+    def define(self, product, rproduct, a: np.ndarray, b: np.ndarray, row: np.ndarray, col: np.ndarray) -> None:
+        self.product, self.rproduct, self.a, self.b = product, rproduct, a, b
+        self.row_scale = np.where(row > 0, 1 / np.sqrt(np.where(row > 0, row, 1)), 0.0)
+        self.col_scale = np.where(col > 0, 1 / np.sqrt(np.where(col > 0, col, 1)), 0.0)
+        self.shape = (a.size, b.size)
 
     def matmat(self, Z: np.ndarray) -> np.ndarray:
         """Xi_hat Z (right-dot, Eq. 61)."""
         W = self.col_scale[:, None] * Z
-        return self.row_scale[:, None] * (self.N @ W / self.n - np.outer(self.r, self.c @ W) / self.n**2)
+        return self.row_scale[:, None] * (self.product(W) - np.outer(self.a, self.b @ W))
 
     def rmatmat(self, Z: np.ndarray) -> np.ndarray:
         """Xi_hat^T Z (left-dot, Eq. 60, transposed)."""
         W = self.row_scale[:, None] * Z
-        return self.col_scale[:, None] * (self.N.T @ W / self.n - np.outer(self.c, self.r @ W) / self.n**2)
+        return self.col_scale[:, None] * (self.rproduct(W) - np.outer(self.b, self.a @ W))
 
     def dense(self) -> np.ndarray:
         """The dense matrix (tests and small tables only)."""
