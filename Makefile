@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 config-docs clean
+.PHONY: install install-test install-data demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs clean
 
 install:
 	$(PIP) install -q -e .
@@ -92,6 +92,9 @@ $(DATA)/text8-offline: | install-data
 # Kernel-CA paper Table 4 analogue: CA flat/skip/cut vs word2vec SGNS/CBOW and fastText -> docs/results-text8.md
 text8: install-data data-ca data-text8
 	$(PYTHON) scripts/eval_text8.py --out docs/results-text8.md
+
+bench-ca: install data-text8
+	$(PYTHON) scripts/bench_ca.py --corpus $(DATA)/text8-offline
 
 bench-ks: install
 	$(PYTHON) scripts/bench_ks.py

@@ -22,7 +22,8 @@ class CaConfig:
     max_vocab: Union[int, None] = option(None, "keep only the most frequent words (null = all above min_count)")
     supervision: Union[str, None] = option(None, "SCA (Def. 5): a file of 'word word score' pairs (e.g. MEN) that tunes the "
                                           "distances; null = LCA")
-    supervision_weight: float = option(1.0, "SCA: weight of the supervised similarities in the tuning tables (scores / max score)")
+    supervision_weight: float = option(1.0, "SCA: tuning ratio of a supervised pair = 1 + weight x score / max score "
+                                       "(>= -1; negative pulls similar words together); see docs/results-text8.md")
     dims: int = option(300, "dimensions of the word vectors (top singular vectors)")
     weight: float = option(0.0, "singular-value weighting of the vectors: U S^weight; 0 measured best on the offline "
                            "text8 stand-in (WS353-sim .42 vs .37 at 0.5 and .32 at 1)")
@@ -32,7 +33,7 @@ class CaConfig:
     seed: int = option(0, "seed of the randomized SVD")
 
     def validate(self) -> None:
-        if self.supervision_weight < 0:
-            raise InputError("supervision_weight must be >= 0")
+        if self.supervision_weight < -1:
+            raise InputError("supervision_weight must be >= -1 (tuning ratios stay non-negative)")
         if self.window < 0 or self.min_count < 1 or self.dims < 1 or self.oversample < 0 or self.power_iterations < 0:
             raise InputError("window, power_iterations, oversample >= 0 and min_count, dims >= 1 are required")

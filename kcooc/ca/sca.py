@@ -1,7 +1,7 @@
 """Semi-supervised correspondence analysis (Niitsuma, Def. 5, Eq. 57-58) as a delayed operator.
 
-With tuning tables Gamma^r = Gamma^c = 11^T + S (S: the supervised similarities of word pairs,
-symmetric, non-negative, zero elsewhere; S = 0 gives LCA exactly), SCA decomposes
+With tuning tables Gamma^r = Gamma^c = 11^T + S (S: the supervised pairs' ratio changes, weight x
+score / max score, symmetric, zero elsewhere; S = 0 gives LCA exactly), SCA decomposes
     D(r')^-1/2 [N o (Gamma N Gamma) - (Gamma N) o (N Gamma)] D(c')^-1/2,
     r' = ((Gamma N) o (N Gamma)) 1,  c' = ((Gamma N) o (N Gamma))^T 1.
 Expanding Gamma = 11^T + S splits the bracket into n N - r c^T (LCA), terms that are products with
@@ -19,13 +19,15 @@ from .svd import CAOperator
 
 
 def supervision_matrix(pairs: list[tuple[int, int, float]], size: int, weight: float) -> sp.csr_matrix:
-    """S from (word, word, score) pairs: weight x score / max score, symmetric, no diagonal."""
+    """S from (word, word, score) pairs: weight x score / max score, symmetric, no diagonal.
+
+    The tuning ratio of a pair is then 1 + S_ij (Eq. 57): 1 leaves the pair as in LCA."""
     if not pairs:
         return sp.csr_matrix((size, size))
     rows, cols, scores = (np.array(column) for column in zip(*pairs))
     values = weight * np.asarray(scores, dtype=np.float64) / max(float(np.max(scores)), 1e-300)
     S = sp.coo_matrix((values, (rows, cols)), shape=(size, size)).tocsr()
-    S = S.maximum(S.T).tolil()
+    S = (S.minimum(S.T) if weight < 0 else S.maximum(S.T)).tolil()  # one entry per pair, either direction
     S.setdiag(0)
     return S.tocsr()
 
