@@ -36,7 +36,7 @@ def table(corpus: str, vocab: int | None, window: int) -> tuple[sp.csr_matrix, i
             tokens += len(chunk)
             yield vocabulary.ids(chunk)
 
-    N = contingency_table(offset_tables(ids(), len(vocabulary.words), window), "flat")
+    N = contingency_table(offset_tables(ids(), len(vocabulary.words), window, separate=False), "flat")
     return N, tokens, time.perf_counter() - start
 
 

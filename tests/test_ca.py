@@ -57,6 +57,8 @@ def test_tables_equal_a_naive_count_however_the_stream_is_cut(ids, cuts, window)
     flat = contingency_table(tables, "flat").toarray()
     np.testing.assert_array_equal(flat, reference.sum(axis=0))
     np.testing.assert_array_equal(contingency_table(tables, "skip").toarray(), flat + flat.T)
+    summed = offset_tables(chunks, 6, window, separate=False)
+    assert len(summed) == 1 and (contingency_table(summed, "flat").toarray() == flat).all()
 
 
 @pytest.mark.parametrize("threshold, scale", [("expected", 1), ("literal", 2)])

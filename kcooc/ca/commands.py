@@ -66,7 +66,7 @@ def embed_command(config_path, corpus, output, export_w2v, table, window, dims, 
         seconds["vocabulary"] = timer.seconds()
         lap = Timer()
         ids = (vocabulary.ids(tokens) for tokens in token_chunks(path, cfg.chunk_bytes))
-        tables = offset_tables(ids, len(vocabulary.words), cfg.window)
+        tables = offset_tables(ids, len(vocabulary.words), cfg.window, separate=cfg.table == "cut")
     N = contingency_table(tables, cfg.table, vocabulary.counts, cfg.threshold)
     del tables
     seconds["count"] = lap.seconds()

@@ -82,10 +82,15 @@ class Vocabulary:
         return ids[ids >= 0]
 
 
-def offset_tables(id_chunks: Iterable[np.ndarray], vocabulary_size: int, window: int) -> list[sp.csr_matrix]:
-    """T_k[i, j] = #(w_i *^k w_j) for k = 0..window, over a stream of id arrays."""
+def offset_tables(id_chunks: Iterable[np.ndarray], vocabulary_size: int, window: int,
+                  separate: bool = True) -> list[sp.csr_matrix]:
+    """T_k[i, j] = #(w_i *^k w_j) for k = 0..window, over a stream of id arrays.
+
+    With ``separate=False`` the offsets are summed as they are counted (one table: flat and skip
+    need no more, only the tail cut needs each offset), so memory holds one table instead of W + 1.
+    """
     shape = (vocabulary_size, vocabulary_size)
-    tables = [sp.csr_matrix(shape, dtype=np.int64) for _ in range(window + 1)]
+    tables = [sp.csr_matrix(shape, dtype=np.int64) for _ in range(window + 1 if separate else 1)]
     carry = np.zeros(0, dtype=np.int64)
     for ids in id_chunks:
         x = np.concatenate([carry, ids])
@@ -97,7 +102,8 @@ def offset_tables(id_chunks: Iterable[np.ndarray], vocabulary_size: int, window:
             first, second = x[start : x.size - distance], x[start + distance :]
             if first.size:
                 counts = sp.coo_matrix((np.ones(first.size, dtype=np.int64), (first, second)), shape=shape).tocsr()
-                tables[k] = tables[k] + counts
+                slot = k if separate else 0
+                tables[slot] = tables[slot] + counts
         carry = x[-(window + 1) :]
     return tables
 
