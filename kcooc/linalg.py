@@ -11,6 +11,11 @@ def dense(M) -> np.ndarray:
     return M.toarray() if sp.issparse(M) else np.asarray(M)
 
 
+def vstack(parts: list):
+    """Stack row blocks, all dense or all scipy sparse (then CSR)."""
+    return sp.vstack(parts, format="csr") if sp.issparse(parts[0]) else np.vstack(parts)
+
+
 def squared_norms(X) -> np.ndarray:
     if sp.issparse(X):
         return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()

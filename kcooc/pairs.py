@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from .encoders import Encoder
 from .errors import InputError
 from .io import TsvReader, display_name, prefetch
+from .linalg import vstack
 
 
 @dataclass
@@ -122,5 +123,4 @@ class Spool:
             if local.size:
                 xs.append(X[local])
                 ys.append(Y[local])
-        stack = lambda parts: sp.vstack(parts, format="csr") if sp.issparse(parts[0]) else np.vstack(parts)  # noqa: E731
-        return stack(xs), stack(ys)
+        return vstack(xs), vstack(ys)

@@ -62,7 +62,7 @@ def embed_command(config_path, corpus, output, export_w2v, table, window, dims, 
     with tempfile.TemporaryDirectory(prefix="kcooc-ca-") as scratch:
         path = rereadable_input(corpus, scratch)
         digest = hashlib.sha256()
-        vocabulary = Vocabulary.build(_hashed(token_chunks(path, cfg.chunk_bytes), digest), cfg.min_count, cfg.max_vocab)
+        vocabulary = Vocabulary.build(token_chunks(path, cfg.chunk_bytes, digest), cfg.min_count, cfg.max_vocab)
         seconds["vocabulary"] = timer.seconds()
         lap = Timer()
         ids = (vocabulary.ids(tokens) for tokens in token_chunks(path, cfg.chunk_bytes))
@@ -96,13 +96,6 @@ def supervision_of(cfg: CaConfig, vocabulary: Vocabulary):
              if a in index and b in index]
     require(pairs, f"{cfg.supervision}: no pair has both words in the vocabulary")
     return supervision_matrix(pairs, len(vocabulary.words), cfg.supervision_weight)
-
-
-def _hashed(chunks, digest):
-    for tokens in chunks:
-        digest.update(" ".join(tokens).encode("utf-8"))
-        digest.update(b"\n")
-        yield tokens
 
 
 def write_word2vec(path: str, words: list[str], vectors: np.ndarray) -> None:

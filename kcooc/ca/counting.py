@@ -29,14 +29,19 @@ from ..io import open_input
 TABLES = ("flat", "skip", "cut")
 
 
-def token_chunks(path: str, chunk_bytes: int = 1 << 24) -> Iterator[list[str]]:
-    """Whitespace tokens of a (possibly single-line, possibly compressed) text file, chunk by chunk."""
+def token_chunks(path: str, chunk_bytes: int = 1 << 24, digest=None) -> Iterator[list[str]]:
+    """Whitespace tokens of a (possibly single-line, possibly compressed) text file, chunk by chunk.
+
+    ``digest`` (a hashlib object), if given, is updated with every byte read.
+    """
     stream = open_input(path)
     tail = b""
     while True:
         block = stream.read(chunk_bytes)
         if not block:
             break
+        if digest is not None:
+            digest.update(block)
         block = tail + block
         cut = max(block.rfind(b" "), block.rfind(b"\n"), block.rfind(b"\t"))
         if cut < 0:

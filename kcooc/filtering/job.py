@@ -21,7 +21,6 @@ import os
 from typing import Callable, Iterator
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..cliutils import open_pairs
 from ..config import to_dict
@@ -29,6 +28,7 @@ from ..encoders import build_pair_encoders, mix64
 from ..engine import Context, Engine
 from ..errors import KcoocError
 from ..kernels import KERNELS
+from ..linalg import vstack
 from ..phsic.model import PHSIC, CrossMoments
 from ..text import TextStats
 from .config import FilterConfig
@@ -136,8 +136,7 @@ def score_task(ctx: FilterContext, task: Task) -> np.ndarray:
 
 
 def stack_blocks(blocks: list[tuple]) -> tuple:
-    stack = lambda parts: sp.vstack(parts, format="csr") if sp.issparse(parts[0]) else np.vstack(parts)  # noqa: E731
-    return stack([b[0] for b in blocks]), stack([b[1] for b in blocks])
+    return vstack([b[0] for b in blocks]), vstack([b[1] for b in blocks])
 
 
 class Workspace:

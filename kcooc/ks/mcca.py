@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .sorting import Trace, assign, centre, objective
+from .sorting import Trace, assign, centre, force_seeds, most_confident, objective
 
 
 def kernel_pca(K: np.ndarray, dims: int) -> np.ndarray:
@@ -46,14 +46,11 @@ def mcca(K: np.ndarray, L: np.ndarray, seeds: dict[int, int], *, dims: int = 20,
         Px /= np.maximum(np.linalg.norm(Px, axis=1, keepdims=True), 1e-12)
         Py /= np.maximum(np.linalg.norm(Py, axis=1, keepdims=True), 1e-12)
         S = Px @ Py.T
-        S[seed_rows, :] -= 4.0
-        S[:, seed_cols] -= 4.0
-        S[seed_rows, seed_cols] += 12.0
+        force_seeds(S, seed_rows, seed_cols, 4.0)  # cosines lie in [-1, 1]
         match, weight = assign(S)
-        others = np.setdiff1d(np.flatnonzero(match >= 0), seed_rows)
-        kept = min(kept + delta, others.size)
-        confident = others[np.argsort(-weight[others], kind="stable")[:kept]]
+        kept += delta
+        confident, complete = most_confident(match, weight, seed_rows, kept)
         rows, cols = np.concatenate([seed_rows, confident]), np.concatenate([seed_cols, match[confident]])
-        if kept == others.size:
+        if complete:
             weight[seed_rows] -= 4.0
             return Trace(match, weight, objective(centre(K), centre(L), match), [])

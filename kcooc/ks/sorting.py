@@ -50,6 +50,19 @@ def assign(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return match, weight
 
 
+def force_seeds(G: np.ndarray, seed_rows: np.ndarray, seed_cols: np.ndarray, big: float) -> None:
+    """Make the LAP keep the seeds: their edges gain ``big``, every other edge of theirs loses it."""
+    G[seed_rows, :] -= big
+    G[:, seed_cols] -= big
+    G[seed_rows, seed_cols] += 3 * big
+
+
+def most_confident(match: np.ndarray, weight: np.ndarray, seed_rows: np.ndarray, count: int) -> tuple[np.ndarray, bool]:
+    """The ``count`` non-seed sources with the heaviest assigned edges, and whether that is all of them."""
+    others = np.setdiff1d(np.flatnonzero(match >= 0), seed_rows)
+    return others[np.argsort(-weight[others], kind="stable")[:count]], count >= others.size
+
+
 def relaxed_rows(L: np.ndarray, match: np.ndarray, fill: str) -> np.ndarray:
     """P L: row i is L's row of source i's target; unmatched rows are the mean of the free
     targets' rows (S-U, uniform weights) or zero (S-Z), as in the paper's Table 1."""
@@ -131,18 +144,15 @@ def sort_with_seeds(K: np.ndarray, L: np.ndarray, seeds: dict[int, int], *, fill
     kept, history = 0, []
     for _ in range(max_iter or n):
         G = K @ relaxed_rows(L, match, fill)
-        G[seed_rows, :] -= big
-        G[:, seed_cols] -= big
-        G[seed_rows, seed_cols] += 3 * big  # seeds always respected
+        force_seeds(G, seed_rows, seed_cols, big)
         assignment, weight = assign(G)
         history.append(objective(K, L, assignment))
-        others = np.setdiff1d(np.flatnonzero(assignment >= 0), seed_rows)
-        kept = min(kept + delta, others.size)
-        confident = others[np.argsort(-weight[others], kind="stable")[:kept]]
+        kept += delta
+        confident, complete = most_confident(assignment, weight, seed_rows, kept)
         match = np.full(n, -1)
         match[seed_rows] = seed_cols
         match[confident] = assignment[confident]
-        if kept == others.size:
+        if complete:
             break
     weight[seed_rows] -= big  # back to the seed edges' own weight
     return Trace(assignment, weight, objective(K, L, assignment), history)
