@@ -46,3 +46,13 @@ def fasttext_model(tmp_path_factory):
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+@pytest.fixture(scope="session")
+def verse_pairs():
+    """30 tokenised KJV/WEB verse pairs (real text) for the string rewriting kernels."""
+    from kcooc.encoders import tokenize
+
+    with open(os.path.join(DATA, "srk-verses-train.tsv"), encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f][:30]
+    return [(tokenize(s, True, True), tokenize(t, True, True)) for _, s, t in rows]

@@ -1,0 +1,1 @@
+"""Type-enriched string rewriting kernels (Gleize & Grau, ACL 2015) and SVMs on them."""
