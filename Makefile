@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs clean
+.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs clean
 
 install:
 	$(PIP) install -q -e .
@@ -25,11 +25,18 @@ demo: install-test $(DATA)/dialogue/train.tsv
 		-o $(RUNS)/demo-ranked.tsv --summary $(RUNS)/demo-score.json
 	$(PYTHON) scripts/ranked_metrics.py $(RUNS)/demo-ranked.tsv
 
-test: install-test
+# WordNet 3.0 for the srk word types: Debian's wordnet-base (the dictionary files only).
+WORDNET ?= /usr/share/wordnet
+wordnet:
+	@test -f $(WORDNET)/data.noun || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get install -y -q --no-install-recommends wordnet-base >/dev/null 2>&1 || \
+		{ $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q --no-install-recommends wordnet-base >/dev/null; }; }
+
+test: install-test wordnet
 	$(PYTHON) -m pytest -q
 
 # Reproduction-scale tests too (slow; not in CI's default run).
-test-all: install-test
+test-all: install-test wordnet
 	$(PYTHON) -m pytest -q -m ''
 
 data: $(DATA)/dialogue/train.tsv $(DATA)/fasttext/en-300.bin

@@ -9,6 +9,7 @@ from .ca.commands import ca
 from .filtering.commands import filter_parallel
 from .ks.commands import ks
 from .phsic.commands import phsic
+from .srk.commands import srk
 
 EPILOG = """\b
 Examples:
@@ -18,6 +19,7 @@ Examples:
   kcooc phsic merge shard1.npz shard2.npz -o model.npz
   kcooc filter-parallel -c configs/filter-hashing.yaml -i corpus.tsv.gz -o kept.tsv --top-ratio 0.7 --jobs 2
   kcooc ks align -c configs/ks-names.yaml --source en.txt --target ar.txt --seeds seeds.tsv -o alignment.tsv
+  kcooc srk classify -c configs/srk-paraphrase.yaml --train train.tsv --test test.tsv -o pred.tsv --metrics m.json
 
 Exit codes: 0 success, 1 runtime failure, 2 bad usage or input, 75 output locked by another run. `kcooc CMD --help` for more.
 """
@@ -33,6 +35,7 @@ cli.add_command(phsic)
 cli.add_command(filter_parallel)
 cli.add_command(ks)
 cli.add_command(ca)
+cli.add_command(srk)
 
 
 def main() -> None:

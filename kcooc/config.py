@@ -144,6 +144,12 @@ def documented_keys(cls: type, prefix: str = "") -> list[tuple[str, str, str, An
             rows.extend(documented_keys(tp, prefix=f"{prefix}{f.name}."))
             continue
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        item = (typing.get_args(tp) or [None])[0]
+        if typing.get_origin(tp) is list and dataclasses.is_dataclass(item):  # a list of sections: keys of an item
+            rows.append((prefix + f.name, _type_name(tp), f.metadata.get("doc", ""),
+                         [dataclasses.asdict(x) for x in default]))
+            rows.extend(documented_keys(item, prefix=f"{prefix}{f.name}[]."))
+            continue
         rows.append((prefix + f.name, _type_name(tp), f.metadata.get("doc", ""), default))
     return rows
 

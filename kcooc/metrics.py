@@ -51,3 +51,43 @@ def spearman(a: np.ndarray, b: np.ndarray) -> float:
     rb -= rb.mean()
     denominator = np.sqrt((ra @ ra) * (rb @ rb))
     return float(ra @ rb / denominator) if denominator else 0.0
+
+
+def classification_scores(labels: np.ndarray, predictions: np.ndarray) -> dict[str, float]:
+    """Accuracy, and precision / recall / F1 of the positive class (labels and predictions in {0, 1})."""
+    labels, predictions = np.asarray(labels).astype(bool), np.asarray(predictions).astype(bool)
+    true_positives = int((labels & predictions).sum())
+    precision = true_positives / max(int(predictions.sum()), 1)
+    recall = true_positives / max(int(labels.sum()), 1)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"accuracy": float((labels == predictions).mean()) if labels.size else 0.0,
+            "precision": precision, "recall": recall, "f1": f1}
+
+
+def grouped_ranking(groups: np.ndarray, labels: np.ndarray, scores: np.ndarray) -> dict[str, float]:
+    """MAP and MRR over questions (``groups``) that have both a correct and a wrong candidate.
+
+    Candidates are ranked by decreasing score, ties in input order; questions with only correct or
+    only wrong candidates are left out, as in the answer-selection literature (Yao et al., 2013).
+    """
+    groups, labels = np.asarray(groups), np.asarray(labels).astype(bool)
+    scores = np.asarray(scores, dtype=np.float64)
+    _, group_ids = np.unique(groups, return_inverse=True)
+    order = np.lexsort((np.arange(labels.size), -scores, group_ids))
+    g, hit = group_ids[order], labels[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(g)) + 1]
+    lengths = np.diff(np.r_[starts, g.size])
+    rank = np.arange(g.size) - np.repeat(starts, lengths) + 1
+    cumulative = np.cumsum(hit)
+    hits_so_far = cumulative - np.repeat(np.r_[0, cumulative][starts], lengths)
+    n_groups = starts.size
+    positives = np.bincount(g, weights=hit, minlength=n_groups)
+    sizes = np.bincount(g, minlength=n_groups)
+    average_precision = np.bincount(g, weights=np.where(hit, hits_so_far / rank, 0.0), minlength=n_groups)
+    first_hit = np.full(n_groups, np.inf)
+    np.minimum.at(first_hit, g[hit], rank[hit])
+    usable = (positives > 0) & (positives < sizes)
+    if not usable.any():
+        return {"map": 0.0, "mrr": 0.0, "questions": 0}
+    return {"map": float((average_precision[usable] / positives[usable]).mean()),
+            "mrr": float((1.0 / first_hit[usable]).mean()), "questions": int(usable.sum())}

@@ -9,12 +9,14 @@ from kcooc.config import documented_keys
 from kcooc.ca.config import CaConfig
 from kcooc.filtering.config import FilterConfig
 from kcooc.ks.config import KsConfig
+from kcooc.srk.config import SrkConfig
 from kcooc.phsic.config import PhsicConfig
 
 SECTIONS = [("phsic train / phsic score", "configs/dialogue*.yaml", PhsicConfig),
             ("filter-parallel", "configs/filter-*.yaml", FilterConfig),
             ("ks align", "configs/ks-*.yaml", KsConfig),
-            ("ca embed", "configs/text8*.yaml", CaConfig)]
+            ("ca embed", "configs/text8*.yaml", CaConfig),
+            ("srk classify", "configs/srk-*.yaml", SrkConfig)]
 
 
 def main() -> None:
@@ -27,7 +29,7 @@ def main() -> None:
         print("| key | type | default | meaning |")
         print("|---|---|---|---|")
         for key, type_name, doc, default in documented_keys(cls):
-            shown = yaml.safe_dump(default, default_flow_style=True).strip().removesuffix("...").strip()
+            shown = yaml.safe_dump(default, default_flow_style=True, width=1 << 20).strip().removesuffix("...").strip()
             print(f"| `{key}` | {type_name.replace('|', 'or')} | `{shown}` | {doc} |")
         print()
 

@@ -10,6 +10,7 @@ from kcooc.ca.config import CaConfig
 from kcooc.filtering.config import FilterConfig
 from kcooc.ks.config import KsConfig
 from kcooc.phsic.config import PhsicConfig
+from kcooc.srk.config import SrkConfig
 
 ROOT = os.path.dirname(os.path.dirname(__file__))
 
@@ -46,7 +47,8 @@ def test_overrides_win_and_none_means_unset(tmp_path):
     assert config.load(PhsicConfig, None, config.to_dict(cfg) and {}) == PhsicConfig()
 
 
-CONFIG_CLASSES = {"dialogue": PhsicConfig, "filter": FilterConfig, "ks": KsConfig, "text8": CaConfig}
+CONFIG_CLASSES = {"dialogue": PhsicConfig, "filter": FilterConfig, "ks": KsConfig, "text8": CaConfig,
+                  "srk": SrkConfig}
 
 
 @pytest.mark.parametrize("cls", CONFIG_CLASSES.values())

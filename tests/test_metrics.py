@@ -36,3 +36,31 @@ def test_spearman():
     assert metrics.spearman(a, -a) == pytest.approx(-1.0)
     with pytest.raises(ValueError):
         metrics.roc_auc([1, 1], [0.1, 0.2])
+
+
+def test_grouped_ranking_equals_a_per_question_loop(rng):
+    from kcooc.metrics import grouped_ranking
+
+    groups = rng.integers(0, 12, size=200)
+    labels = rng.random(200) < 0.3
+    scores = rng.integers(0, 6, size=200).astype(float)  # many ties: broken by input order
+    aps, rrs = [], []
+    for q in np.unique(groups):
+        index = np.flatnonzero(groups == q)
+        ranked = sorted(index, key=lambda i: (-scores[i], i))
+        hits = [labels[i] for i in ranked]
+        if all(hits) or not any(hits):
+            continue
+        precisions = [sum(hits[:r + 1]) / (r + 1) for r in range(len(hits)) if hits[r]]
+        aps.append(np.mean(precisions))
+        rrs.append(1 / (hits.index(True) + 1))
+    result = grouped_ranking(groups, labels, scores)
+    assert result["questions"] == len(aps)
+    assert np.isclose(result["map"], np.mean(aps)) and np.isclose(result["mrr"], np.mean(rrs))
+
+
+def test_classification_scores_on_a_small_case():
+    from kcooc.metrics import classification_scores
+
+    scores = classification_scores([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])
+    assert scores == {"accuracy": 0.6, "precision": 2 / 3, "recall": 2 / 3, "f1": 2 / 3}

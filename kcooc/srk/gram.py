@@ -157,9 +157,10 @@ def raw_block(term, rows: np.ndarray, cols: np.ndarray, upper: bool, key: str, c
 
 def normalise(block: np.ndarray, row_diag: np.ndarray, col_diag: np.ndarray) -> np.ndarray:
     """K / sqrt(K(x,x) K(y,y)) per kernel; 0 where a diagonal is 0."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scale = 1.0 / np.sqrt(row_diag[:, :, None] * col_diag[:, None, :])
-    return np.where(np.isfinite(scale), block * scale, 0.0)
+    product = row_diag[:, :, None] * col_diag[:, None, :]
+    scale = np.zeros(product.shape)
+    np.divide(1.0, np.sqrt(product), out=scale, where=product > 0)
+    return block * scale
 
 
 def combine(terms: list, blocks: list[np.ndarray], diagonals: list[np.ndarray], rows: np.ndarray,

@@ -1,0 +1,152 @@
+"""``kcooc srk classify``: read labelled sentence pairs, build the kernel sum, cross-validate C, predict."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import click
+import numba
+import numpy as np
+
+from ..cliutils import Timer, guarded, load_config, progress, require, run_options, write_summary
+from ..config import to_dict
+from ..encoders import tokenize
+from ..errors import InputError
+from ..io import TsvReader, atomic_output, check_output_directory, display_name
+from ..metrics import classification_scores, grouped_ranking
+from .config import SrkConfig
+from .gram import TileCache, Vocabulary, build_terms, combine, pairs_digest, raw_block, term_key
+from .svm import fit, select_c
+
+LABELS = {"1": 1, "+1": 1, "0": 0, "-1": 0}
+UNKNOWN = {"", "?"}
+
+
+@dataclasses.dataclass
+class Examples:
+    labels: np.ndarray  # 1, 0, or -1 (unknown)
+    pairs: list[tuple[list[str], list[str]]]
+    groups: np.ndarray | None
+    truncated: int
+
+
+def read_examples(path: str, cfg: SrkConfig, labels_required: bool) -> Examples:
+    """Labelled pairs of a TSV file; a bad label names its file and line."""
+    inp = cfg.input
+    columns = [inp.label_col, inp.src_col, inp.tgt_col] + ([inp.qid_col] if inp.qid_col is not None else [])
+    reader = TsvReader(path, columns, header=inp.header, on_error=inp.on_error, block_size=inp.block_size,
+                       max_line_bytes=inp.max_line_bytes)
+    labels, pairs, groups, truncated = [], [], [], 0
+    try:
+        for block in reader:
+            for label, source, target, *qid in zip(*block.columns):
+                label = label.strip()
+                if label not in LABELS and not (label in UNKNOWN and not labels_required):
+                    raise InputError(f"{display_name(path)}: pair {len(labels) + 1}: label {label!r} is not 1/0 or "
+                                     f"+1/-1{'' if labels_required else ' (or ? for unknown)'}")
+                labels.append(LABELS.get(label, -1))
+                s, t = (tokenize(x, cfg.lowercase, cfg.strip_punctuation) for x in (source, target))
+                truncated += (len(s) > cfg.max_tokens) + (len(t) > cfg.max_tokens)
+                pairs.append((s[:cfg.max_tokens], t[:cfg.max_tokens]))
+                groups.extend(qid)
+    finally:
+        reader.close()
+    require(pairs, f"{display_name(path)}: no sentence pairs")
+    return Examples(np.array(labels, np.int64), pairs, np.array(groups) if inp.qid_col is not None else None,
+                    truncated)
+
+
+def kernel_matrices(cfg: SrkConfig, train: Examples, test: Examples, cache_dir: str | None, quiet: bool):
+    """(train x train, test x train) normalised kernel sums, and the seconds spent per term."""
+    vocabulary = Vocabulary(train.pairs + test.pairs)
+    terms = build_terms(cfg.kernels, cfg.wordnet)
+    n_train = len(train.pairs)
+    rows_train, rows_test = np.arange(n_train), np.arange(n_train, n_train + len(test.pairs))
+    digest_train, digest_test = pairs_digest(train.pairs), pairs_digest(test.pairs)
+    cache = TileCache(cache_dir)
+    train_blocks, test_blocks, diagonals, seconds = [], [], [], {}
+    with progress(quiet, unit="rows") as bar:
+        bar.total = (n_train + len(test.pairs)) * len(terms)
+        for term in terms:
+            timer = Timer()
+            term.prepare(vocabulary)
+            train_blocks.append(raw_block(term, rows_train, rows_train, True,
+                                          term_key(term, digest_train, digest_train, True, cfg.wordnet), cache,
+                                          cfg.tile_rows, bar.update))
+            test_blocks.append(raw_block(term, rows_test, rows_train, False,
+                                         term_key(term, digest_test, digest_train, False, cfg.wordnet), cache,
+                                         cfg.tile_rows, bar.update))
+            diagonals.append(term.diagonal())
+            seconds["+".join(term.names)] = timer.seconds()
+    return (combine(terms, train_blocks, diagonals, rows_train, rows_train),
+            combine(terms, test_blocks, diagonals, rows_test, rows_train), seconds)
+
+
+@click.group()
+def srk():
+    """Type-enriched string rewriting kernels for sentence pairs (Gleize & Grau, 2015)."""
+
+
+@srk.command("classify")
+@click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
+@click.option("--train", "train_path", required=True, help="Labelled training pairs (TSV, .gz/.bz2/.xz).")
+@click.option("--test", "test_path", required=True, help="Pairs to classify (same columns; label ? if unknown).")
+@click.option("--output", "-o", default="-", show_default=True,
+              help="prediction<TAB>decision value per test pair, in input order.")
+@click.option("--metrics", "metrics_path", default=None, help="Write test metrics (and the C search) as JSON here.")
+@click.option("--cache-dir", default=None, help="Keep Gram tiles here: a rerun (or a killed run) resumes.")
+@click.option("--c", "fixed_c", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Use this C instead of cross-validating.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Threads for the Gram rows (default: all cores).")
+@click.option("--header/--no-header", default=None, help="First line names the columns [config: input.header].")
+@run_options
+@click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
+@guarded
+def classify_command(config_path, train_path, test_path, output, metrics_path, cache_dir, fixed_c, jobs, header, seed,
+                     quiet, summary_path, print_config):
+    """Train an SVM on the kernel sum of the config and classify (or rank) the test pairs.
+
+    \b
+    Example:
+      kcooc srk classify -c configs/srk-paraphrase.yaml --train train.tsv --test test.tsv -o pred.tsv \\
+          --metrics metrics.json --cache-dir runs/srk-cache
+    """
+    cfg = load_config(SrkConfig, config_path, {"seed": seed, "input.header": header}, print_config)
+    for path in (output, metrics_path, summary_path):
+        if path:
+            check_output_directory(path)
+    if jobs:
+        numba.set_num_threads(min(jobs, numba.config.NUMBA_NUM_THREADS))
+    timer = Timer()
+    train = read_examples(train_path, cfg, labels_required=True)
+    test = read_examples(test_path, cfg, labels_required=False)
+    gram_train, gram_test, term_seconds = kernel_matrices(cfg, train, test, cache_dir, quiet)
+    gram_seconds = timer.seconds()
+    ranking = cfg.input.qid_col is not None
+    if fixed_c is None:
+        selection = select_c(gram_train, train.labels, train.groups, cfg.svm.c_grid, cfg.svm.folds, cfg.seed,
+                             cfg.svm.class_weight)
+        c, search = selection.c, {str(k): round(v, 6) for k, v in selection.scores.items()}
+    else:
+        c, search = fixed_c, {}
+    model = fit(gram_train, train.labels, c, cfg.svm.class_weight)
+    decision = model.decision_function(gram_test)
+    predictions = (decision > 0).astype(int)
+    with atomic_output(output) as out:
+        out.writelines(f"{p}\t{d:.6g}\n" for p, d in zip(predictions, decision))
+    metrics = {"C": c, "cv_objective": "mrr" if ranking else "f1", "cv_scores": search,
+               "train_pairs": len(train.pairs), "test_pairs": len(test.pairs)}
+    known = test.labels >= 0
+    if known.all():
+        metrics.update(classification_scores(test.labels, predictions))
+        if ranking:
+            metrics.update(grouped_ranking(test.groups, test.labels, decision))
+        shown = ", ".join(f"{k} {metrics[k]:.3f}" for k in ("accuracy", "f1", "map", "mrr") if k in metrics)
+        click.echo(f"test: {shown} (C={c:g})", err=True)
+    if metrics_path:
+        with atomic_output(metrics_path) as out:
+            out.write(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
+    write_summary(summary_path, {"command": "srk classify", **metrics, "truncated_sentences": train.truncated + test.truncated,
+                                 "seconds": timer.seconds(), "gram_seconds": gram_seconds, "term_seconds": term_seconds,
+                                 "threads": numba.get_num_threads(), "config": to_dict(cfg)})
