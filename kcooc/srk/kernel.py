@@ -212,19 +212,28 @@ def _diagonal(s_ids, s_ptr, t_ids, t_ptr, e_ptr, keys, starts, p_indptr, p_indic
     return result
 
 
+@njit(cache=True)
+def _gram_row(r, rows, cols, upper, s_ids, s_ptr, t_ids, t_ptr, e_ptr, keys, starts, p_indptr, p_indices, kmax, out):
+    p = rows[r]
+    s1, t1 = s_ids[s_ptr[p]:s_ptr[p + 1]], t_ids[t_ptr[p]:t_ptr[p + 1]]
+    for c in range(cols.size):
+        q = cols[c]
+        if upper and q < p:
+            continue
+        _pair_kernel(s1, t1, s_ids[s_ptr[q]:s_ptr[q + 1]], t_ids[t_ptr[q]:t_ptr[q + 1]], e_ptr[p], e_ptr[p + 1],
+                     e_ptr[q], e_ptr[q + 1], keys, starts, p_indptr, p_indices, kmax, out[r, c])
+
+
 @njit(parallel=True, cache=True)
 def _gram(rows, cols, upper, s_ids, s_ptr, t_ids, t_ptr, e_ptr, keys, starts, p_indptr, p_indices, kmax):
     result = np.zeros((rows.size, cols.size, kmax), np.int64)
-    for r in prange(rows.size):
-        p = rows[r]
-        s1, t1 = s_ids[s_ptr[p]:s_ptr[p + 1]], t_ids[t_ptr[p]:t_ptr[p + 1]]
-        for c in range(cols.size):
-            q = cols[c]
-            if upper and q < p:
-                continue
-            _pair_kernel(s1, t1, s_ids[s_ptr[q]:s_ptr[q + 1]], t_ids[t_ptr[q]:t_ptr[q + 1]],
-                         e_ptr[p], e_ptr[p + 1], e_ptr[q], e_ptr[q + 1], keys, starts,
-                         p_indptr, p_indices, kmax, result[r, c])
+    n = rows.size
+    for half in prange((n + 1) // 2):  # rows r and n-1-r in one task: even work per task for an upper triangle
+        _gram_row(half, rows, cols, upper, s_ids, s_ptr, t_ids, t_ptr, e_ptr, keys, starts, p_indptr, p_indices,
+                  kmax, result)
+        if n - 1 - half != half:
+            _gram_row(n - 1 - half, rows, cols, upper, s_ids, s_ptr, t_ids, t_ptr, e_ptr, keys, starts, p_indptr,
+                      p_indices, kmax, result)
     return result
 
 
