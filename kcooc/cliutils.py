@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from . import config as config_module
 from .errors import InputError, KcoocError
-from .io import TsvReader, atomic_output
+from .io import TsvReader, atomic_output, check_output_directory
 
 
 def guarded(command: Callable) -> Callable:
@@ -120,6 +120,21 @@ def write_summary(path: str | None, summary: dict[str, Any]) -> None:
     if path:
         with atomic_output(path) as out:
             out.write(json.dumps(summary, sort_keys=True) + "\n")
+
+
+def check_outputs(*paths: str | None) -> None:
+    """Fail before any work if an output's directory is missing (see io.check_output_directory)."""
+    for path in paths:
+        if path:
+            check_output_directory(path)
+
+
+def use_threads(jobs: int | None) -> None:
+    """Threads for numba's parallel loops (None: all cores)."""
+    if jobs:
+        import numba
+
+        numba.set_num_threads(min(jobs, numba.config.NUMBA_NUM_THREADS))
 
 
 def require(condition: bool, message: str) -> None:

@@ -9,11 +9,12 @@ import click
 import numba
 import numpy as np
 
-from ..cliutils import Timer, guarded, load_config, progress, require, run_options, write_summary
+from ..cliutils import (Timer, check_outputs, guarded, load_config, progress, require, run_options, use_threads,
+                        write_summary)
 from ..config import to_dict
 from ..encoders import tokenize
 from ..errors import InputError
-from ..io import TsvReader, atomic_output, check_output_directory, display_name
+from ..io import TsvReader, atomic_output, display_name
 from ..metrics import classification_scores, grouped_ranking
 from .config import SrkConfig
 from .gram import TileCache, Vocabulary, build_terms, combine, pairs_digest, raw_block, term_key
@@ -113,11 +114,8 @@ def classify_command(config_path, train_path, test_path, output, metrics_path, c
           --metrics metrics.json --cache-dir runs/srk-cache
     """
     cfg = load_config(SrkConfig, config_path, {"seed": seed, "input.header": header}, print_config)
-    for path in (output, metrics_path, summary_path):
-        if path:
-            check_output_directory(path)
-    if jobs:
-        numba.set_num_threads(min(jobs, numba.config.NUMBA_NUM_THREADS))
+    check_outputs(output, metrics_path, summary_path)
+    use_threads(jobs)
     timer = Timer()
     train = read_examples(train_path, cfg, labels_required=True)
     test = read_examples(test_path, cfg, labels_required=False)

@@ -51,12 +51,13 @@ def _lookup(indptr, indices, u, v):
 
 
 @njit(cache=True)
-def _links(s, t, v_indptr, v_indices):
-    links = np.zeros((s.size, t.size), np.bool_)
-    for a in range(s.size):
-        for b in range(t.size):
-            links[a, b] = _lookup(v_indptr, v_indices, s[a], t[b]) >= 0
-    return links
+def _related(x, y, indptr, indices):
+    """related[a, b]: does the relation (CSR over word ids) hold between words x[a] and y[b]?"""
+    related = np.zeros((x.size, y.size), np.bool_)
+    for a in range(x.size):
+        for b in range(y.size):
+            related[a, b] = _lookup(indptr, indices, x[a], y[b]) >= 0
+    return related
 
 
 @njit(cache=True)
@@ -117,15 +118,6 @@ def _linkings(links, kmax, keys, starts, fill):
 
 
 @njit(cache=True)
-def _pattern_matrix(x, y, p_indptr, p_indices):
-    related = np.zeros((x.size, y.size), np.bool_)
-    for a in range(x.size):
-        for b in range(y.size):
-            related[a, b] = _lookup(p_indptr, p_indices, x[a], y[b]) >= 0
-    return related
-
-
-@njit(cache=True)
 def _all_pattern_windows(related, kmax, out):
     """out[k-1] = number of (i1, i2) with related[i1 + m, i2 + m] for all m < k (runs on diagonals)."""
     n1, n2 = related.shape
@@ -149,8 +141,8 @@ def _all_pattern_windows(related, kmax, out):
 @njit(cache=True)
 def _pair_kernel(s1, t1, s2, t2, e1, f1, e2, f2, keys, starts, p_indptr, p_indices, kmax, out):
     """out[k-1] = K_k((s1,t1),(s2,t2)) for k = 1..kmax; entries e1:f1 and e2:f2 are the linkings."""
-    source = _pattern_matrix(s1, s2, p_indptr, p_indices)
-    target = _pattern_matrix(t1, t2, p_indptr, p_indices)
+    source = _related(s1, s2, p_indptr, p_indices)
+    target = _related(t1, t2, p_indptr, p_indices)
     a_count = np.zeros(kmax, np.int64)
     b_count = np.zeros(kmax, np.int64)
     _all_pattern_windows(source, kmax, a_count)
@@ -266,7 +258,7 @@ class EncodedPairs:
         v_indptr, v_indices = variable.indptr.astype(np.int64), variable.indices.astype(np.int64)
         per_pair = []
         for s, t in zip(sources, targets):
-            links = _links(np.asarray(s, np.int64), np.asarray(t, np.int64), v_indptr, v_indices)
+            links = _related(np.asarray(s, np.int64), np.asarray(t, np.int64), v_indptr, v_indices)
             n = _linkings(links, kmax, np.zeros(0, np.int64), np.zeros((0, 2), np.int64), False)
             keys, starts = np.zeros(n, np.int64), np.zeros((n, 2), np.int64)
             _linkings(links, kmax, keys, starts, True)
