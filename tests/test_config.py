@@ -9,6 +9,7 @@ from kcooc.errors import InputError
 from kcooc.ca.config import CaConfig
 from kcooc.filtering.config import FilterConfig
 from kcooc.ks.config import KsConfig
+from kcooc.nsk.config import NskConfig
 from kcooc.phsic.config import PhsicConfig
 from kcooc.srk.config import SrkConfig
 
@@ -48,7 +49,7 @@ def test_overrides_win_and_none_means_unset(tmp_path):
 
 
 CONFIG_CLASSES = {"dialogue": PhsicConfig, "filter": FilterConfig, "ks": KsConfig, "text8": CaConfig,
-                  "srk": SrkConfig}
+                  "srk": SrkConfig, "nsk": NskConfig}
 
 
 @pytest.mark.parametrize("cls", CONFIG_CLASSES.values())

@@ -1,0 +1,171 @@
+"""``kcooc nsk train|classify``: learn sigma on labelled structures, classify by k-NN. The maths is in
+kernels.py (kernels), hashing.py (k-NN search) and learn.py (Algorithm 1)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import click
+import numba
+import numpy as np
+
+from .. import artifact
+from ..cliutils import Timer, check_outputs, guarded, load_config, run_options, use_threads, write_summary
+from ..config import from_dict, to_dict
+from ..errors import InputError
+from ..io import atomic_output
+from ..metrics import classification_scores
+from .config import NskConfig
+from .hashing import NeighbourIndex, knn_predict
+from .learn import learn_sigma
+from .model import ConvolutionKernel
+from .structures import Labels, Structures, read_structures
+
+KIND = "nsk"
+
+
+def node_vectors(names: list[str], path: str) -> np.ndarray:
+    """Unit vectors of node labels from a word2vec .vec or fastText .bin file; zeros where there is none."""
+    if path.endswith(".bin"):
+        import fasttext
+
+        try:
+            model = fasttext.load_model(path)
+        except ValueError as exc:
+            raise InputError(f"{path}: not a fastText model ({exc})") from None
+        vectors = np.array([model.get_word_vector(n) for n in names], np.float64)
+    else:
+        from ..encoders import read_word2vec_text
+
+        words, table = read_word2vec_text(path)
+        index = {w: i for i, w in enumerate(words)}
+        vectors = np.array([table[index[n]] if n in index else np.zeros(table.shape[1]) for n in names], np.float64)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
+def make_kernel(cfg: NskConfig, nodes: Labels, sigma: np.ndarray | None = None) -> ConvolutionKernel:
+    k = cfg.kernel
+    vectors = node_vectors(nodes.names, k.vectors) if k.node_kernel == "vectors" else None
+    return ConvolutionKernel(k.kind, k.decay, k.max_length, sigma, vectors, k.gamma)
+
+
+def index_options(cfg: NskConfig) -> dict:
+    h = cfg.hashing
+    return {"method": h.method, "bits": h.bits, "reference_size": h.reference_size, "subset_size": h.subset_size}
+
+
+def file_digest(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@click.group()
+def nsk():
+    """Nonstationary convolution kernels with k-NN on paths and trees (Garg et al., 2018)."""
+
+
+@nsk.command("train")
+@click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
+@click.option("--input", "-i", "input_path", required=True, help="Labelled structures, JSON lines (.gz/.bz2/.xz).")
+@click.option("--output", "-o", required=True, help="Model file to write (.npz).")
+@click.option("--hashing", type=click.Choice(["exact", "random-knn", "klsh"]), default=None,
+              help="[config: hashing.method]")
+@click.option("--no-learn", is_flag=True, help="Keep sigma = 1 (the stationary kernel) [config: learn.enabled].")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Threads for kernel rows (default: all cores).")
+@run_options
+@click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
+@guarded
+def train_command(config_path, input_path, output, hashing, no_learn, jobs, seed, quiet, summary_path, print_config):
+    """Learn sigma (Algorithm 1) and save the model: training structures, sigma, the zeroed labels.
+
+    \b
+    Example:
+      kcooc nsk train -c configs/nsk-brown.yaml -i train.jsonl -o model.npz --summary train.json
+    """
+    cfg = load_config(NskConfig, config_path, {"hashing.method": hashing, "seed": seed,
+                                                "learn.enabled": False if no_learn else None}, print_config)
+    check_outputs(output, summary_path)
+    use_threads(jobs)
+    timer = Timer()
+    edges, nodes = Labels(), Labels()
+    data = read_structures(input_path, edges, nodes, cfg.kernel.kind)
+    if len(np.unique(data.labels)) < 2:
+        raise InputError("the training structures need both labels (1 and 0)")
+    kernel = make_kernel(cfg, nodes)
+    frequency = data.edge_frequencies(len(edges))
+    ranked = [int(e) for e in np.argsort(-frequency, kind="stable") if frequency[e] > 0]
+    to_learn = ranked[: max(1, int(round(cfg.learn.label_share * len(ranked))))] if cfg.learn.enabled else []
+    log = None if quiet else (lambda message: click.echo(message, err=True))
+    if to_learn:
+        report = learn_sigma(kernel, data, to_learn, cfg.learn.beta, cfg.learn.alpha, cfg.learn.k_graph,
+                             cfg.learn.iterations, index_options(cfg), cfg.seed, log)
+        sigma, losses, evaluations = report.sigma, report.losses, report.evaluations
+    else:
+        sigma, losses, evaluations = np.ones(len(edges)), [], 0
+    zeroed = [edges.names[e] for e in to_learn if sigma[e] == 0]
+    artifact.save(output, KIND, {"sigma": sigma, **data.arrays()},
+                  {"config": to_dict(cfg), "structure_kind": data.kind, "edge_labels": edges.names,
+                   "node_labels": nodes.names, "learned_labels": [edges.names[e] for e in to_learn],
+                   "zeroed_labels": zeroed, "data_sha256": file_digest(input_path)})
+    click.echo(f"{len(zeroed)} of {len(to_learn)} learned labels skipped (sigma = 0): {' '.join(zeroed)}", err=True)
+    write_summary(summary_path, {"command": "nsk train", "structures": len(data), "positives": int(data.labels.sum()),
+                                 "edge_labels": len(edges), "learned_labels": len(to_learn), "zeroed_labels": zeroed,
+                                 "losses": [[edges.names[e], l0, l1] for e, l0, l1 in losses],
+                                 "kernel_evaluations": evaluations, "seconds": timer.seconds(),
+                                 "threads": numba.get_num_threads()})
+
+
+@nsk.command("classify")
+@click.option("--model", "-m", "model_path", required=True, help="Model from `kcooc nsk train`.")
+@click.option("--input", "-i", "input_path", required=True, help="Structures to classify, JSON lines (label optional).")
+@click.option("--output", "-o", default="-", show_default=True,
+              help="prediction<TAB>share of positive neighbours, one line per input structure.")
+@click.option("--metrics", "metrics_path", default=None, help="Write F1 / precision / recall (positive class) here.")
+@click.option("--k", "k", type=click.IntRange(min=1), default=None, help="Voting neighbours [model config: k].")
+@click.option("--hashing", type=click.Choice(["exact", "random-knn", "klsh"]), default=None,
+              help="k-NN search [model config: hashing.method].")
+@click.option("--stationary", is_flag=True, help="Ignore the learned sigma (the path/tree kernel baseline).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Threads for kernel rows.")
+@run_options
+@guarded
+def classify_command(model_path, input_path, output, metrics_path, k, hashing, stationary, jobs, seed, quiet,
+                     summary_path):
+    """Classify structures by majority vote of their k nearest training structures.
+
+    \b
+    Example:
+      kcooc nsk classify -m model.npz -i test.jsonl -o pred.tsv --metrics metrics.json
+    """
+    header, arrays = artifact.load(model_path, KIND)
+    cfg = from_dict(NskConfig, header["config"])
+    cfg.k = k or cfg.k
+    cfg.hashing.method = hashing or cfg.hashing.method
+    cfg.seed = cfg.seed if seed is None else seed
+    check_outputs(output, metrics_path, summary_path)
+    use_threads(jobs)
+    timer = Timer()
+    edges, nodes = Labels(header["edge_labels"]), Labels(header["node_labels"])
+    train = Structures.from_arrays(header["structure_kind"], arrays)
+    queries = read_structures(input_path, edges, nodes, header["structure_kind"], labels_required=False)
+    kernel = make_kernel(cfg, nodes, None if stationary else arrays["sigma"])
+    index = NeighbourIndex(kernel, train, seed=cfg.seed, **index_options(cfg))
+    neighbours, _ = index.query(queries, cfg.k)
+    predictions, share = knn_predict(train.labels[np.maximum(neighbours, 0)], neighbours)
+    with atomic_output(output) as out:
+        out.writelines(f"{p}\t{s:.4f}\n" for p, s in zip(predictions, share))
+    metrics = {"structures": len(queries), "k": cfg.k, "hashing": cfg.hashing.method, "stationary": stationary,
+               "kernel_evaluations": kernel.evaluations, "seconds": timer.seconds()}
+    if (queries.labels >= 0).all():
+        metrics.update(classification_scores(queries.labels, predictions))
+        click.echo(f"F1 {metrics['f1']:.3f} (P {metrics['precision']:.3f}, R {metrics['recall']:.3f}); "
+                   f"{kernel.evaluations:,} kernel evaluations", err=True)
+    if metrics_path:
+        with atomic_output(metrics_path) as out:
+            out.write(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
+    write_summary(summary_path, {"command": "nsk classify", **metrics, "threads": numba.get_num_threads()})
+

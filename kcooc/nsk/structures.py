@@ -1,0 +1,159 @@
+"""Labelled discrete structures from JSON lines, integer-encoded for the compiled kernels.
+
+One object per line, with a binary ``label`` (1/0; absent or null = unknown) and either
+``"tuples": [[edge, node], ...]`` (a path: a sequence of (edge label, node label) tuples) or
+``"tree": {"edge": e, "node": n, "children": [...]}`` (a tree; the root's edge may be anything,
+e.g. "root"). Labels become ids through a ``Labels`` table that only grows, so ids seen by a model
+keep their meaning and new labels get new ids.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+
+from ..errors import InputError
+from ..io import display_name, open_input
+
+
+class Labels:
+    """String label <-> id, append-only."""
+
+    def __init__(self, names: list[str] | None = None):
+        self.names: list[str] = list(names or [])
+        self.index = {name: i for i, name in enumerate(self.names)}
+
+    def id(self, name: str) -> int:
+        if name not in self.index:
+            self.index[name] = len(self.names)
+            self.names.append(name)
+        return self.index[name]
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+@dataclasses.dataclass
+class Structures:
+    kind: str                # "path" or "tree"
+    edges: np.ndarray        # edge label id of every tuple / node, structure after structure
+    nodes: np.ndarray        # node label id
+    ptr: np.ndarray          # structure x holds items ptr[x]:ptr[x+1]
+    child_ptr: np.ndarray    # trees: item i's children are children[child_ptr[i]:child_ptr[i+1]] (local indices)
+    children: np.ndarray
+    labels: np.ndarray       # 1, 0, or -1 (unknown)
+
+    def __len__(self) -> int:
+        return self.ptr.size - 1
+
+    def subset(self, items: np.ndarray) -> "Structures":
+        items = np.asarray(items, np.int64)
+        spans = [np.arange(self.ptr[x], self.ptr[x + 1]) for x in items]
+        flat = np.concatenate(spans) if spans else np.zeros(0, np.int64)
+        ptr = np.r_[0, np.cumsum([s.size for s in spans])].astype(np.int64)
+        if self.kind == "path":
+            child_ptr, children = np.zeros(flat.size + 1, np.int64), np.zeros(0, np.int64)
+        else:
+            kids = [self.children[self.child_ptr[i]:self.child_ptr[i + 1]] for i in flat]
+            child_ptr = np.r_[0, np.cumsum([k.size for k in kids])].astype(np.int64)
+            children = np.concatenate(kids).astype(np.int64) if kids else np.zeros(0, np.int64)
+        return Structures(self.kind, self.edges[flat], self.nodes[flat], ptr, child_ptr, children, self.labels[items])
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"edges": self.edges, "nodes": self.nodes, "ptr": self.ptr, "child_ptr": self.child_ptr,
+                "children": self.children, "labels": self.labels}
+
+    @classmethod
+    def from_arrays(cls, kind: str, arrays: dict[str, np.ndarray]) -> "Structures":
+        return cls(kind, *(np.asarray(arrays[k], np.int64) for k in ("edges", "nodes", "ptr", "child_ptr",
+                                                                      "children", "labels")))
+
+    def edge_frequencies(self, n_edges: int) -> np.ndarray:
+        """In how many structures each edge label occurs."""
+        owner = np.repeat(np.arange(len(self)), np.diff(self.ptr))
+        pairs = np.unique(np.stack([owner, self.edges]), axis=1)
+        return np.bincount(pairs[1], minlength=n_edges)
+
+
+def _flatten_tree(tree, edges: Labels, nodes: Labels, where: str):
+    """Pre-order items (edge id, node id) and each item's children as local indices."""
+    items, kids = [], []
+    stack = [(tree, -1)]
+    while stack:
+        node, parent = stack.pop()
+        if not isinstance(node, dict) or "node" not in node:
+            raise InputError(f"{where}: a tree node needs 'node' (and 'edge', 'children')")
+        index = len(items)
+        items.append((edges.id(str(node.get("edge", "root"))), nodes.id(str(node["node"]))))
+        kids.append([])
+        if parent >= 0:
+            kids[parent].append(index)
+        for child in reversed(node.get("children") or []):
+            stack.append((child, index))
+    return items, kids
+
+
+def read_structures(path: str, edges: Labels, nodes: Labels, kind: str | None = None,
+                    labels_required: bool = True) -> Structures:
+    """Read JSON lines of paths or trees (all of one kind); errors name the file and line."""
+    name = display_name(path)
+    items, lengths, child_lists, labels = [], [], [], []
+    try:
+        stream = open_input(path)
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    with stream:
+        lineno = 0
+        try:
+            for raw in stream:
+                lineno += 1
+                if not raw.strip():
+                    continue
+                where = f"{name}:{lineno}"
+                try:
+                    record = json.loads(raw.decode("utf-8"))
+                except UnicodeDecodeError:
+                    raise InputError(f"{where}: invalid UTF-8") from None
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"{where}: not JSON ({exc.msg})") from None
+                if not isinstance(record, dict):
+                    raise InputError(f"{where}: expected a JSON object")
+                this_kind = "tree" if "tree" in record else "path" if "tuples" in record else None
+                if this_kind is None:
+                    raise InputError(f"{where}: needs 'tuples' (a path) or 'tree'")
+                kind = kind or this_kind
+                if this_kind != kind:
+                    raise InputError(f"{where}: a {this_kind} among {kind}s; one kind per file")
+                label = record.get("label")
+                if label in (None, "?"):
+                    if labels_required:
+                        raise InputError(f"{where}: missing 'label' (1 or 0)")
+                    label = -1
+                elif label not in (0, 1, True, False):
+                    raise InputError(f"{where}: label must be 1 or 0, got {label!r}")
+                labels.append(int(label))
+                if kind == "path":
+                    tuples = record["tuples"]
+                    if not isinstance(tuples, list) or any(not isinstance(t, list) or len(t) != 2 for t in tuples):
+                        raise InputError(f"{where}: 'tuples' must be a list of [edge, node] pairs")
+                    items.extend((edges.id(str(e)), nodes.id(str(n))) for e, n in tuples)
+                    lengths.append(len(tuples))
+                else:
+                    tree_items, kids = _flatten_tree(record["tree"], edges, nodes, where)
+                    items.extend(tree_items)
+                    child_lists.extend(kids)
+                    lengths.append(len(tree_items))
+        except (OSError, EOFError) as exc:
+            raise InputError(f"{name}: unreadable after line {lineno} ({exc})") from None
+    if not lengths:
+        raise InputError(f"{name}: no structures")
+    flat = np.array(items, np.int64).reshape(-1, 2)
+    ptr = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    if kind == "tree":
+        child_ptr = np.r_[0, np.cumsum([len(k) for k in child_lists])].astype(np.int64)
+        children = np.array([c for k in child_lists for c in k], np.int64)
+    else:
+        child_ptr, children = np.zeros(flat.shape[0] + 1, np.int64), np.zeros(0, np.int64)
+    return Structures(kind, flat[:, 0].copy(), flat[:, 1].copy(), ptr, child_ptr, children, np.array(labels, np.int64))
