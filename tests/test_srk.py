@@ -247,7 +247,7 @@ def test_sum_is_normalised_before_and_after_and_the_cache_resumes(tmp_path, vers
     cache = TileCache(str(tmp_path))
     blocks = [raw_block(t, rows, cols, True, term_key(t, "d", "d", True, None), cache, 5) for t in terms]
     diagonals = [t.diagonal() for t in terms]
-    gram = combine(terms, blocks, diagonals, rows, cols)
+    gram = combine(blocks, diagonals, rows, cols)
     # naive: three normalised kernels (srk1, srk2, pr) summed, then normalised
     parts = []
     for block, diag in zip(blocks, diagonals):

@@ -80,8 +80,8 @@ def kernel_matrices(cfg: SrkConfig, train: Examples, test: Examples, cache_dir: 
                                          cfg.tile_rows, bar.update))
             diagonals.append(term.diagonal())
             seconds["+".join(term.names)] = timer.seconds()
-    return (combine(terms, train_blocks, diagonals, rows_train, rows_train),
-            combine(terms, test_blocks, diagonals, rows_test, rows_train), seconds)
+    return (combine(train_blocks, diagonals, rows_train, rows_train),
+            combine(test_blocks, diagonals, rows_test, rows_train), seconds)
 
 
 @click.group()

@@ -45,9 +45,8 @@ class SrkTerm:
 
     @property
     def names(self) -> list[str]:
-        typed = self.spec["pattern_types"] != ["id"] or self.spec["variable_types"] != ["id"]
-        return [f"{'tesrk' if typed else 'srk'}{k}[{'+'.join(self.spec['pattern_types'])}/"
-                f"{'+'.join(self.spec['variable_types'])}]" for k in self.ks]
+        types = f"{'+'.join(self.spec['pattern_types'])}/{'+'.join(self.spec['variable_types'])}"
+        return [f"srk{k}[{types}]" for k in self.ks]
 
     def prepare(self, vocabulary: Vocabulary) -> None:
         pattern, variable = self.scheme.relations(vocabulary.words)
@@ -163,7 +162,7 @@ def normalise(block: np.ndarray, row_diag: np.ndarray, col_diag: np.ndarray) -> 
     return block * scale
 
 
-def combine(terms: list, blocks: list[np.ndarray], diagonals: list[np.ndarray], rows: np.ndarray,
+def combine(blocks: list[np.ndarray], diagonals: list[np.ndarray], rows: np.ndarray,
             cols: np.ndarray) -> np.ndarray:
     """Normalise every kernel, sum, normalise the sum (§4.1)."""
     total = np.zeros((rows.size, cols.size))
