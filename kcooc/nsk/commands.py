@@ -56,14 +56,6 @@ def index_options(cfg: NskConfig) -> dict:
     return {"method": h.method, "bits": h.bits, "reference_size": h.reference_size, "subset_size": h.subset_size}
 
 
-def file_digest(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 @click.group()
 def nsk():
     """Nonstationary convolution kernels with k-NN on paths and trees (Garg et al., 2018)."""
@@ -93,7 +85,8 @@ def train_command(config_path, input_path, output, hashing, no_learn, jobs, seed
     use_threads(jobs)
     timer = Timer()
     edges, nodes = Labels(), Labels()
-    data = read_structures(input_path, edges, nodes, cfg.kernel.kind)
+    digest = hashlib.sha256()
+    data = read_structures(input_path, edges, nodes, cfg.kernel.kind, digest=digest)
     if len(np.unique(data.labels)) < 2:
         raise InputError("the training structures need both labels (1 and 0)")
     kernel = make_kernel(cfg, nodes)
@@ -111,7 +104,7 @@ def train_command(config_path, input_path, output, hashing, no_learn, jobs, seed
     artifact.save(output, KIND, {"sigma": sigma, **data.arrays()},
                   {"config": to_dict(cfg), "structure_kind": data.kind, "edge_labels": edges.names,
                    "node_labels": nodes.names, "learned_labels": [edges.names[e] for e in to_learn],
-                   "zeroed_labels": zeroed, "data_sha256": file_digest(input_path)})
+                   "zeroed_labels": zeroed, "data_sha256": digest.hexdigest()})
     click.echo(f"{len(zeroed)} of {len(to_learn)} learned labels skipped (sigma = 0): {' '.join(zeroed)}", err=True)
     write_summary(summary_path, {"command": "nsk train", "structures": len(data), "positives": int(data.labels.sum()),
                                  "edge_labels": len(edges), "learned_labels": len(to_learn), "zeroed_labels": zeroed,

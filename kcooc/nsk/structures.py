@@ -96,8 +96,11 @@ def _flatten_tree(tree, edges: Labels, nodes: Labels, where: str):
 
 
 def read_structures(path: str, edges: Labels, nodes: Labels, kind: str | None = None,
-                    labels_required: bool = True) -> Structures:
-    """Read JSON lines of paths or trees (all of one kind); errors name the file and line."""
+                    labels_required: bool = True, digest=None) -> Structures:
+    """Read JSON lines of paths or trees (all of one kind); errors name the file and line.
+
+    ``digest`` (a hashlib object) is updated with every byte read, e.g. for a model's data hash.
+    """
     name = display_name(path)
     items, lengths, child_lists, labels = [], [], [], []
     try:
@@ -109,6 +112,8 @@ def read_structures(path: str, edges: Labels, nodes: Labels, kind: str | None = 
         try:
             for raw in stream:
                 lineno += 1
+                if digest is not None:
+                    digest.update(raw)
                 if not raw.strip():
                     continue
                 where = f"{name}:{lineno}"
