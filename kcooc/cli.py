@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from . import __version__
 from .ca.commands import ca
+from .cliutils import fail
 from .filtering.commands import filter_parallel
 from .ks.commands import ks
 from .nsk.commands import nsk
@@ -28,7 +31,29 @@ Exit codes: 0 success, 1 runtime failure, 2 bad usage or input, 75 output locked
 """
 
 
-@click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+class KcoocGroup(click.Group):
+    """The top-level group: usage errors are one line ``kcooc CMD: error: ...`` with exit code 2,
+    like every other error, instead of click's three-line usage block."""
+
+    def main(self, args=None, prog_name=None, standalone_mode=True, **extra):
+        try:
+            result = super().main(args, prog_name or "kcooc", standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:  # a bare group: its help, as click shows it
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.UsageError as exc:
+            hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+            fail(exc.format_message() + hint, exc.exit_code, exc.ctx)
+        except click.ClickException as exc:
+            fail(exc.format_message(), exc.exit_code)
+        except click.Abort:
+            fail("interrupted", 130)
+        if not standalone_mode:
+            return result
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+@click.group(cls=KcoocGroup, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kcooc")
 def cli():
     """Corpus-scale NLP batch jobs built on kernel methods."""

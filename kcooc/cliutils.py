@@ -2,20 +2,39 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import math
 import os
 import sys
 import time
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator, NoReturn
 
 import click
 from tqdm import tqdm
 
 from . import config as config_module
 from .errors import InputError, KcoocError
-from .io import TsvReader, atomic_output, check_output_directory
+from .io import TsvReader, atomic_output, check_output_path, exclusive_lock, remove_stale_temporaries
+
+
+def command_name(ctx: click.Context | None = None) -> str:
+    """``kcooc phsic train`` for the running (sub)command, whatever the program was called."""
+    ctx = ctx or click.get_current_context(silent=True)
+    names = []
+    while ctx is not None and ctx.parent is not None:
+        names.append(ctx.info_name)
+        ctx = ctx.parent
+    return " ".join(["kcooc", *reversed(names)])
+
+
+def fail(message: str, exit_code: int, ctx: click.Context | None = None) -> NoReturn:
+    """Print ``kcooc CMD: error: message`` as one line on stderr and exit."""
+    message = " ".join(message.split("\n")).strip()
+    click.echo(f"{command_name(ctx)}: error: {message}", err=True)
+    sys.exit(exit_code)
 
 
 def guarded(command: Callable) -> Callable:
@@ -26,8 +45,7 @@ def guarded(command: Callable) -> Callable:
         try:
             return command(*args, **kwargs)
         except KcoocError as exc:
-            click.echo(f"kcooc: error: {exc}", err=True)
-            sys.exit(exc.exit_code)
+            fail(str(exc), exc.exit_code)
         except BrokenPipeError:  # e.g. `kcooc phsic score ... | head`
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(0)
@@ -39,8 +57,7 @@ def guarded(command: Callable) -> Callable:
         except Exception as exc:  # noqa: BLE001 - the contract is "never a traceback"
             if os.environ.get("KCOOC_DEBUG"):
                 traceback.print_exc()
-            click.echo(f"kcooc: error: {type(exc).__name__}: {exc} (set KCOOC_DEBUG=1 for a traceback)", err=True)
-            sys.exit(1)
+            fail(f"{type(exc).__name__}: {exc} (set KCOOC_DEBUG=1 for a traceback)", 1)
 
     return wrapper
 
@@ -62,9 +79,32 @@ def input_options(command: Callable) -> Callable:
     return command
 
 
+SEED = click.IntRange(0, 2**32 - 1)  # what every seeded generator (numpy, numba) accepts
+
+
+class PositiveFloat(click.FloatRange):
+    """A finite number > 0 (click's FloatRange lets NaN through)."""
+
+    def __init__(self):
+        super().__init__(min=0, min_open=True)
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+POSITIVE = PositiveFloat()
+
+
+def seed_option(help: str = "Seed for every random choice [config: seed].") -> Callable:
+    return click.option("--seed", type=SEED, default=None, help=help)
+
+
 def run_options(command: Callable) -> Callable:
     decorators = [
-        click.option("--seed", type=int, default=None, help="Seed for every random choice [config: seed]."),
+        seed_option(),
         click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
         click.option("--summary", "summary_path", default=None, help="Write a one-line JSON summary here."),
     ]
@@ -122,11 +162,37 @@ def write_summary(path: str | None, summary: dict[str, Any]) -> None:
             out.write(json.dumps(summary, sort_keys=True) + "\n")
 
 
-def check_outputs(*paths: str | None) -> None:
-    """Fail before any work if an output's directory is missing (see io.check_output_directory)."""
+def check_outputs(*outputs: str | None, inputs: Iterable[str | None] = ()) -> None:
+    """Fail before any work if an output cannot be written or would replace an input (every command).
+
+    Each output must be a file path in an existing directory, not an existing directory, different
+    from the other outputs, and must not resolve to any input (symlinks and hard links included).
+    """
+    paths = [path for path in outputs if path and path != "-"]
+    inputs = list(inputs)
     for path in paths:
-        if path:
-            check_output_directory(path)
+        check_output_path(path, inputs)
+    real = [os.path.realpath(path) for path in paths]
+    for i, path in enumerate(real):
+        if path in real[:i]:
+            raise InputError(f"{paths[i]}: given for two outputs; every output needs its own file")
+
+
+@contextlib.contextmanager
+def locked_outputs(output: str, *others: str | None) -> Iterator[None]:
+    """Hold ``output``'s lock for the run and delete what killed runs left beside every output.
+
+    A second run on the same output exits with code 75; temporaries of a killed run are removed
+    by the next one (only the lock holder may, so a running run's files are never touched).
+    """
+    if output == "-":
+        yield
+        return
+    with exclusive_lock(output):
+        for path in (output, *others):
+            if path and path != "-":
+                remove_stale_temporaries(path)
+        yield
 
 
 def use_threads(jobs: int | None) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import types
 import typing
 from typing import Any, Literal, Union
@@ -66,6 +67,8 @@ def _coerce(value: Any, tp: Any, key: str) -> Any:
             return None
     elif tp is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                raise InputError(f"config key {key!r}: expected a finite number, got {value!r}")
             return float(value)
     elif tp is int:
         if isinstance(value, int) and not isinstance(value, bool):
@@ -87,6 +90,8 @@ def from_dict(cls: type, data: dict, prefix: str = "") -> Any:
             hint = f" (did you mean '{prefix}{close[0]}'?)" if close else ""
             raise InputError(f"unknown config key '{prefix}{key}'{hint}")
     kwargs = {k: _coerce(v, hints[k], prefix + k) for k, v in data.items()}
+    if isinstance(kwargs.get("seed"), int) and not 0 <= kwargs["seed"] < 2**32:
+        raise InputError(f"config key '{prefix}seed': expected an integer in 0..2^32-1, got {kwargs['seed']}")
     obj = cls(**kwargs)
     validate = getattr(obj, "validate", None)
     if validate:

@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .errors import InputError
+from .io import text_lines
 from .text import code_points
 
 _PUNCTUATION = str.maketrans({c: " " for c in string.punctuation})
@@ -165,26 +166,29 @@ class StaticVectorsEncoder(PooledWordVectors):
 
 def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:
     """Read the word2vec/fastText text format: a ``count dim`` line, then ``word v1 ... vdim``."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            first = f.readline().split()
-            if len(first) != 2 or not all(t.isdigit() for t in first):
-                raise InputError(f"{path}:1: expected a word2vec header 'count dim', got {' '.join(first)[:60]!r}")
-            count, dim = map(int, first)
-            words, vectors = [], np.empty((count, dim), dtype=np.float32)
-            for i, line in enumerate(f):
-                parts = line.rstrip("\n").rstrip(" ").split(" ")
-                if i >= count or len(parts) != dim + 1:
-                    raise InputError(f"{path}:{i + 2}: expected a word and {dim} numbers")
-                words.append(parts[0])
-                vectors[i] = np.asarray(parts[1:], dtype=np.float32)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read word vectors: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"{path}: malformed word vectors ({exc})") from None
+    lines = text_lines(path)
+    first = next(lines, (1, ""))[1].split()
+    if len(first) != 2 or not all(t.isdigit() for t in first) or int(first[1]) < 1:
+        raise InputError(f"{path}:1: expected a word2vec header 'count dim', got {' '.join(first)[:60]!r}")
+    count, dim = map(int, first)
+    words, vectors = [], np.empty((min(count, 1 << 16), dim), dtype=np.float32)  # grown as read (count is untrusted)
+    for lineno, line in lines:
+        parts = line.rstrip(" ").split(" ")
+        if lineno > count + 1 or len(parts) != dim + 1:
+            raise InputError(f"{path}:{lineno}: expected a word and {dim} numbers")
+        try:
+            vector = np.asarray(parts[1:], dtype=np.float32)
+        except ValueError:
+            raise InputError(f"{path}:{lineno}: expected a word and {dim} numbers") from None
+        if not np.isfinite(vector).all():
+            raise InputError(f"{path}:{lineno}: NaN or infinite value")
+        if len(words) == len(vectors):
+            vectors = np.concatenate([vectors, np.empty_like(vectors)])
+        vectors[len(words)] = vector
+        words.append(parts[0])
     if len(words) != count:
         raise InputError(f"{path}: header promises {count} vectors, found {len(words)}")
-    return words, vectors
+    return words, vectors[:count]
 
 
 class WordLlamaEncoder(Encoder):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bz2
 import contextlib
 import fcntl
+import glob
 import gzip
 import hashlib
 import io
@@ -53,6 +54,75 @@ def open_input(path: str) -> BinaryIO:
         raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from None
 
 
+def decode_utf8(data: bytes, path: str, first_line: int = 1) -> str:
+    """``data`` as text, or an InputError naming the file and the line of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = first_line + data.count(b"\n", 0, exc.start)
+        column = exc.start - data.rfind(b"\n", 0, exc.start) - 1
+        raise InputError(f"{display_name(path)}:{line}: invalid UTF-8 at byte {column} of the line") from None
+
+
+def _read(stream: BinaryIO, path: str, line: int, size: int = -1, *, whole_lines: bool = False) -> bytes:
+    """One read of a (possibly compressed) stream; a corrupt or truncated archive names ``path:line``."""
+    try:
+        return stream.readline() if whole_lines else stream.read(size)
+    except _DECOMPRESSION_ERRORS as exc:
+        raise InputError(f"{display_name(path)}:{line}: truncated or corrupt input ({exc})") from None
+
+
+def text_lines(path: str) -> Iterator[tuple[int, str]]:
+    """(line number, text without the newline) of a text file, ``-`` or .gz/.bz2/.xz; errors name file:line."""
+    stream = open_input(path)
+    try:
+        lineno = 0
+        while raw := _read(stream, path, lineno + 1, whole_lines=True):
+            lineno += 1
+            yield lineno, decode_utf8(raw, path, lineno).removesuffix("\n").removesuffix("\r")
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+
+
+def read_text(path: str) -> str:
+    """A whole text file (``-``, .gz/.bz2/.xz), decoded; errors name file:line."""
+    stream = open_input(path)
+    try:
+        return decode_utf8(_read(stream, path, 1), path)
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+
+
+def text_blocks(path: str, chunk_bytes: int, digest=None) -> Iterator[str]:
+    """A text file as decoded blocks of about ``chunk_bytes``, each cut after whitespace (no token is split).
+
+    ``digest`` (a hashlib object), if given, is updated with every byte read. Errors name file:line.
+    """
+    if chunk_bytes < 1:
+        raise InputError(f"chunk size must be >= 1 byte, got {chunk_bytes}")
+    stream = open_input(path)
+    tail, line = b"", 1
+    try:
+        while block := _read(stream, path, line, chunk_bytes):
+            if digest is not None:
+                digest.update(block)
+            block = tail + block
+            cut = max(block.rfind(b" "), block.rfind(b"\n"), block.rfind(b"\t"))
+            if cut < 0:
+                tail = block
+                continue
+            block, tail = block[:cut + 1], block[cut + 1 :]
+            yield decode_utf8(block, path, line)
+            line += block.count(b"\n")
+        if tail.strip():
+            yield decode_utf8(tail, path, line)
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+
+
 def resolve_columns(specs: Sequence[int | str], header: Sequence[str] | None, path: str) -> list[int]:
     """Turn 1-based indices or header names into 0-based field indices, or raise InputError."""
     resolved = []
@@ -83,12 +153,25 @@ class ReadStats:
         return {"lines": self.lines, "rows": self.rows, "skipped": dict(self.skipped)}
 
 
+REASON_NAMES = {"bad_utf8": "bad UTF-8", "wrong_field_count": "wrong field count", "line_too_long": "line too long"}
+
+
+def describe_rejection(stats: ReadStats, header: bool = False) -> str:
+    """Why a reader produced no row: "empty input", or "all 6,000 lines skipped: bad UTF-8 (6,000)"."""
+    data_lines = stats.lines - (1 if header else 0)
+    if data_lines <= 0:
+        return "empty input (no data lines" + (" after the header)" if header else ")")
+    reasons = ", ".join(f"{REASON_NAMES.get(reason, reason)} ({count:,})" for reason, count in stats.skipped.most_common())
+    return f"all {data_lines:,} lines skipped: {reasons}"
+
+
 @dataclass
 class TsvBlock:
     """A block of consecutive well-formed rows: the raw lines and the selected columns."""
 
     lines: list[str]
     columns: list[list[str]]
+    linenos: np.ndarray  # 1-based input line number of each row (for file:line messages about a row)
 
 
 class TsvReader:
@@ -151,7 +234,7 @@ class TsvReader:
             return None
         return text.removesuffix("\n").removesuffix("\r")
 
-    def _fast_parse(self, chunk: list[bytes], data: bytes, first: int) -> tuple[list[str], list[list[str]]] | None:
+    def _fast_parse(self, chunk: list[bytes], data: bytes, first: int) -> tuple[list[str], list[list[str]], np.ndarray] | None:
         """Decode and split a whole chunk (``data``: its bytes joined) at once; None if a line needs a closer look.
 
         Field counts are checked on the bytes (tabs per line, vectorised); the selected columns are
@@ -178,9 +261,9 @@ class TsvReader:
         if (tabs_per_line != self._n_fields - 1).any():
             return None
         fields = "\t".join(lines).split("\t")
-        return lines, [fields[i :: self._n_fields] for i in self.indices]
+        return lines, [fields[i :: self._n_fields] for i in self.indices], np.arange(first, first + len(lines))
 
-    def _parse(self, chunk: list[bytes]) -> tuple[list[str], list[list[str]]]:
+    def _parse(self, chunk: list[bytes]) -> tuple[list[str], list[list[str]], np.ndarray]:
         """The well-formed lines of a chunk and their selected columns; malformed lines fail or are skipped."""
         data = b"".join(chunk)
         self.sha256.update(data)
@@ -190,7 +273,7 @@ class TsvReader:
         parsed = self._fast_parse(chunk, data, first)
         if parsed is not None:
             return parsed
-        lines, rows = [], []
+        lines, rows, linenos = [], [], []
         for lineno, raw in enumerate(chunk, start=first):
             text = self._decode_line(raw, lineno)
             if text is None:
@@ -204,7 +287,8 @@ class TsvReader:
                 continue
             lines.append(text)
             rows.append(row)
-        return lines, [[row[i] for row in rows] for i in self.indices]
+            linenos.append(lineno)
+        return lines, [[row[i] for row in rows] for i in self.indices], np.array(linenos, dtype=np.int64)
 
     def _read_header_and_resolve(self) -> list[int]:
         if self.header:
@@ -233,24 +317,29 @@ class TsvReader:
 
     # -- blocks ------------------------------------------------------------------------------
     def __iter__(self) -> Iterator[TsvBlock]:
+        """Blocks of ``block_size`` rows; an input without a single usable row is an InputError saying why."""
         lines: list[str] = []
         columns: list[list[str]] = [[] for _ in self.indices]
+        linenos = np.zeros(0, dtype=np.int64)
         size = self.block_size
         for chunk in self._chunks():
-            chunk_lines, chunk_columns = self._parse(chunk)
+            chunk_lines, chunk_columns, chunk_linenos = self._parse(chunk)
             lines += chunk_lines
+            linenos = np.concatenate([linenos, chunk_linenos])
             for column, values in zip(columns, chunk_columns):
                 column += values
             while len(lines) >= size:
-                yield self._block(lines[:size], [column[:size] for column in columns])
-                lines, columns = lines[size:], [column[size:] for column in columns]
+                yield self._block(lines[:size], [column[:size] for column in columns], linenos[:size])
+                lines, columns, linenos = lines[size:], [column[size:] for column in columns], linenos[size:]
         if lines:
-            yield self._block(lines, columns)
+            yield self._block(lines, columns, linenos)
         self.close()
+        if self.stats.rows == 0:
+            raise InputError(f"{display_name(self.path)}: {describe_rejection(self.stats, self.header)}")
 
-    def _block(self, lines: list[str], columns: list[list[str]]) -> TsvBlock:
+    def _block(self, lines: list[str], columns: list[list[str]], linenos: np.ndarray) -> TsvBlock:
         self.stats.rows += len(lines)
-        return TsvBlock(lines, columns)
+        return TsvBlock(lines, columns, linenos)
 
     def close(self) -> None:
         if self._stream is not sys.stdin.buffer:
@@ -262,18 +351,27 @@ def exclusive_lock(path: str) -> Iterator[str]:
     """Hold an advisory lock on ``path + '.lock'`` for the block, or raise :class:`LockedError`.
 
     The kernel releases the lock when the process ends, even on SIGKILL, so a crashed run never
-    blocks the next one. The lock file holds the owner's pid and is left in place.
+    blocks the next one. The lock file holds the owner's pid; it is removed when the block ends
+    (a killed run's file is reused by the next run). A lock taken on a file that another run has
+    just removed is retaken on the new file, so two runs never both hold "the" lock.
     """
     lock_path = os.path.realpath(path) + ".lock"
     check_output_directory(lock_path)
-    with open(lock_path, "a+", encoding="utf-8") as lock:
+    while True:
+        lock = open(lock_path, "a+", encoding="utf-8")
         try:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             lock.seek(0)
             owner = lock.read().strip() or "unknown"
+            lock.close()
             raise LockedError(f"{path}: another run (pid {owner}) is writing this output; "
                               f"it holds {lock_path}") from None
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(lock_path).st_ino == os.fstat(lock.fileno()).st_ino:
+                break
+        lock.close()  # the holder removed the file between our open and flock: lock the new one
+    with lock:
         lock.seek(0)
         lock.truncate()
         lock.write(f"{os.getpid()}\n")
@@ -281,6 +379,8 @@ def exclusive_lock(path: str) -> Iterator[str]:
         try:
             yield lock_path
         finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(lock_path)
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
@@ -291,6 +391,30 @@ def remove_stale_temporaries(path: str) -> None:
         if entry.startswith(f".{name}.") and entry.endswith(".tmp"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(directory, entry))
+
+
+@contextlib.contextmanager
+def run_directory(parent: str | None, output: str, command: str) -> Iterator[str]:
+    """A fresh hidden directory for a run's scratch files (spools, per-line arrays), removed at the end.
+
+    It is named after ``command`` and the output; directories that killed runs on the same output
+    left in ``parent`` are removed first (the caller holds the output's lock). ``parent`` None:
+    the system temporary directory (no stale-directory cleanup: there is no lock to rely on).
+    """
+    prefix = f".kcooc-{command}-{os.path.basename(output) if output != '-' else 'stdout'}-"
+    if parent is not None and output != "-":
+        for stale in glob.glob(os.path.join(glob.escape(parent), prefix + "*")):
+            shutil.rmtree(stale, ignore_errors=True)
+    path = tempfile.mkdtemp(prefix=prefix, dir=parent)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def beside(output: str) -> str | None:
+    """The directory of ``output`` (its symlink target's), or None for stdout."""
+    return None if output == "-" else os.path.dirname(os.path.realpath(output))
 
 
 def rereadable_input(path: str, directory: str) -> str:
@@ -308,6 +432,45 @@ def check_output_directory(path: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     if path != "-" and not os.path.isdir(directory):
         raise InputError(f"{path}: output directory {directory} does not exist")
+
+
+def check_output_path(path: str, inputs: Iterable[str | None] = ()) -> None:
+    """Fail before any work if ``path`` cannot become a file or would replace one of ``inputs``.
+
+    Refused: an existing directory, a missing directory, and a path that resolves (through
+    symlinks or as a hard link) to an input, or lies inside an input directory.
+    """
+    if path == "-":
+        return
+    real = os.path.realpath(path)
+    if os.path.isdir(real):
+        raise InputError(f"{path}: is a directory; the output must be a file path")
+    check_output_directory(real)
+    for source in inputs:
+        if source and source != "-" and _replaces(real, source):
+            raise InputError(f"{path}: would overwrite the input {source}; write the output elsewhere")
+
+
+def _replaces(real_output: str, source: str) -> bool:
+    real_source = os.path.realpath(source)
+    if real_output == real_source or real_output.startswith(real_source.rstrip(os.sep) + os.sep):
+        return True
+    with contextlib.suppress(OSError):
+        return os.path.samefile(real_output, real_source)
+    return False
+
+
+def check_directory(path: str | None, option: str, may_be_new: bool = False) -> None:
+    """Fail before any work unless ``path`` (a work/cache/spool directory) is a directory.
+
+    With ``may_be_new`` a missing directory whose parent exists is accepted (the command makes it).
+    """
+    if path is None or os.path.isdir(path):
+        return
+    if os.path.exists(path):
+        raise InputError(f"{option} {path}: not a directory")
+    if not may_be_new or not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise InputError(f"{option} {path}: no such directory")
 
 
 @contextlib.contextmanager

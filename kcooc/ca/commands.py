@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import tempfile
 
@@ -10,14 +11,14 @@ import click
 import numpy as np
 
 from .. import artifact
-from ..cliutils import Timer, guarded, load_config, require, write_summary
+from ..cliutils import Timer, check_outputs, guarded, load_config, require, seed_option, write_summary
 from ..config import to_dict
 from ..encoders import read_word2vec_text
 from ..errors import InputError
-from ..io import atomic_output, check_output_directory, display_name, rereadable_input
+from ..io import atomic_output, display_name, rereadable_input, text_lines
 from .config import CaConfig
 from .counting import Vocabulary, contingency_table, offset_tables, token_chunks
-from .model import CorrespondenceAnalysis, word_similarity
+from .model import CorrespondenceAnalysis, vectors_from_artifact, word_similarity
 from .sca import supervision_matrix
 
 KIND = "ca-vectors"
@@ -41,7 +42,7 @@ def ca():
 @click.option("--dims", type=click.IntRange(min=1), default=None, help="[config: dims]")
 @click.option("--min-count", type=click.IntRange(min=1), default=None, help="[config: min_count]")
 @click.option("--supervision", default=None, help="SCA: 'word word score' pairs, e.g. data/benchmarks/men.txt [config: supervision].")
-@click.option("--seed", type=int, default=None, help="[config: seed]")
+@seed_option("[config: seed]")
 @click.option("--summary", "summary_path", default=None, help="Write a one-line JSON summary here.")
 @click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
 @guarded
@@ -55,14 +56,15 @@ def embed_command(config_path, corpus, output, export_w2v, table, window, dims, 
     """
     cfg = load_config(CaConfig, config_path, {"table": table, "window": window, "dims": dims, "min_count": min_count,
                                               "supervision": supervision, "seed": seed}, print_config)
-    for path in (output, export_w2v):
-        if path:
-            check_output_directory(path)
+    check_outputs(output, export_w2v, summary_path, inputs=[corpus, cfg.supervision, config_path])
     timer, seconds = Timer(), {}
     with tempfile.TemporaryDirectory(prefix="kcooc-ca-") as scratch:
         path = rereadable_input(corpus, scratch)
         digest = hashlib.sha256()
-        vocabulary = Vocabulary.build(token_chunks(path, cfg.chunk_bytes, digest), cfg.min_count, cfg.max_vocab)
+        try:
+            vocabulary = Vocabulary.build(token_chunks(path, cfg.chunk_bytes, digest), cfg.min_count, cfg.max_vocab)
+        except InputError as exc:
+            raise InputError(f"{display_name(corpus)}: {exc}") from None
         seconds["vocabulary"] = timer.seconds()
         lap = Timer()
         ids = (vocabulary.ids(tokens) for tokens in token_chunks(path, cfg.chunk_bytes))
@@ -109,8 +111,7 @@ def write_word2vec(path: str, words: list[str], vectors: np.ndarray) -> None:
 
 def load_vectors(path: str) -> tuple[list[str], np.ndarray]:
     if path.endswith(".npz"):
-        _, arrays = artifact.load(path, KIND)
-        return arrays["vocab"].tolist(), arrays["vectors"]
+        return artifact.load(path, KIND, vectors_from_artifact)[1]
     return read_word2vec_text(path)
 
 
@@ -121,15 +122,17 @@ def read_benchmark(name: str, data_dir: str) -> list[tuple[str, str, float]]:
         raise InputError(f"benchmark {name!r} not found (known: {', '.join(BENCHMARKS)}; `make data-ca` fetches them "
                          f"into {data_dir}), or pass a file")
     pairs = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            fields = line.split()
-            if not fields or fields[0].startswith("#"):
-                continue
-            try:
-                pairs.append((fields[0].lower(), fields[1].lower(), float(fields[2])))
-            except (IndexError, ValueError):
-                raise InputError(f"{path}:{lineno}: expected 'word word score'") from None
+    for lineno, line in text_lines(path):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        try:
+            pairs.append((fields[0].lower(), fields[1].lower(), float(fields[2])))
+        except (IndexError, ValueError):
+            raise InputError(f"{path}:{lineno}: expected 'word word score'") from None
+        if not math.isfinite(pairs[-1][2]):
+            raise InputError(f"{path}:{lineno}: the score must be a finite number")
+    require(pairs, f"{path}: no 'word word score' lines")
     return pairs
 
 
@@ -147,6 +150,7 @@ def eval_command(vectors_path, benchmark, data_dir, summary_path):
     Example:
       kcooc ca eval -v runs/ca-flat.npz -b ws353-sim,men,simlex
     """
+    check_outputs(summary_path, inputs=[vectors_path, *benchmark.split(",")])
     words, vectors = load_vectors(vectors_path)
     require(len(words) > 0, f"{vectors_path}: no vectors")
     results = {}
@@ -161,18 +165,15 @@ def eval_command(vectors_path, benchmark, data_dir, summary_path):
 
 def read_table(path: str) -> tuple[list[str], list[str], np.ndarray]:
     """A TSV contingency table: a header of column labels (first cell ignored), then label + counts per row."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = [line.rstrip("\n").split("\t") for line in f if line.strip()]
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    lines = [line.split("\t") for _, line in text_lines(path) if line.strip()]
     require(len(lines) >= 3 and len(lines[0]) >= 3, f"{path}: need a header and at least two rows and two columns")
     columns = lines[0][1:]
     try:
         counts = np.array([[float(v) for v in row[1:]] for row in lines[1:]])
     except ValueError:
         raise InputError(f"{path}: counts must be numbers") from None
-    require(counts.shape[1] == len(columns) and (counts >= 0).all(), f"{path}: every row needs {len(columns)} counts >= 0")
+    require(counts.shape[1] == len(columns) and (counts >= 0).all() and np.isfinite(counts).all(),
+            f"{path}: every row needs {len(columns)} finite counts >= 0")
     return [row[0] for row in lines[1:]], columns, counts
 
 
@@ -192,12 +193,12 @@ def plot_command(table_path, output, title):
     """
     from .plot import FISHER, biplot
 
+    check_outputs(output, inputs=[table_path])
     if table_path == "fisher":
         rows, columns, counts = FISHER["rows"], FISHER["columns"], np.array(FISHER["counts"], dtype=float)
         title = title or "Fisher's data: eye (rows) and hair (columns) colour"
     else:
         rows, columns, counts = read_table(table_path)
-    check_output_directory(output)
     with atomic_output(output, binary=True) as out:
         inertia = biplot(rows, columns, counts, out, title or os.path.basename(table_path))
     click.echo("principal inertias: " + ", ".join(f"{v:.4f}" for v in inertia))

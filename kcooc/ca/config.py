@@ -37,3 +37,5 @@ class CaConfig:
             raise InputError("supervision_weight must be >= -1 (tuning ratios stay non-negative)")
         if self.window < 0 or self.min_count < 1 or self.dims < 1 or self.oversample < 0 or self.power_iterations < 0:
             raise InputError("window, power_iterations, oversample >= 0 and min_count, dims >= 1 are required")
+        if self.chunk_bytes < 1 or (self.max_vocab is not None and self.max_vocab < 1):
+            raise InputError("chunk_bytes >= 1 and max_vocab >= 1 (or null for every word) are required")

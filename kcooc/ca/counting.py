@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
-from ..io import open_input
+from ..io import text_blocks
 
 TABLES = ("flat", "skip", "cut")
 
@@ -34,30 +34,8 @@ def token_chunks(path: str, chunk_bytes: int = 1 << 24, digest=None) -> Iterator
 
     ``digest`` (a hashlib object), if given, is updated with every byte read.
     """
-    stream = open_input(path)
-    tail = b""
-    while True:
-        block = stream.read(chunk_bytes)
-        if not block:
-            break
-        if digest is not None:
-            digest.update(block)
-        block = tail + block
-        cut = max(block.rfind(b" "), block.rfind(b"\n"), block.rfind(b"\t"))
-        if cut < 0:
-            tail = block
-            continue
-        block, tail = block[:cut], block[cut + 1 :]
-        yield _decode(block, path).split()
-    if tail.strip():
-        yield _decode(tail, path).split()
-
-
-def _decode(block: bytes, path: str) -> str:
-    try:
-        return block.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: invalid UTF-8 near byte {exc.start} of a chunk") from None
+    for text in text_blocks(path, chunk_bytes, digest):
+        yield text.split()
 
 
 @dataclass

@@ -8,6 +8,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.stats import spearmanr
 
+from ..artifact import check_arrays
+from ..errors import InputError
 from .sca import sca_operator
 from .svd import CAOperator, randomized_svd, residuals
 
@@ -56,3 +58,13 @@ def word_similarity(words: list[str], vectors: np.ndarray, pairs: list[tuple[str
         cosine = np.einsum("ij,ij->i", V[left], V[right])
         result["spearman"] = float(spearmanr(cosine, human).statistic)
     return result
+
+
+def vectors_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> tuple[list[str], np.ndarray]:
+    """(words, vectors) of a ``ca-vectors`` artifact, checked against the kind's schema: vocab (n words),
+    counts (n integers), vectors (n x dims floats), singular_values (dims floats)."""
+    if not isinstance(header.get("config"), dict):
+        raise InputError("the header has no config")
+    check_arrays(arrays, {"vocab": ("U", ("n",)), "counts": ("iu", ("n",)), "vectors": ("f", ("n", "dims")),
+                          "singular_values": ("f", ("dims",))})
+    return arrays["vocab"].tolist(), arrays["vectors"]

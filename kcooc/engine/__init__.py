@@ -15,10 +15,15 @@ from __future__ import annotations
 
 import abc
 import collections
+import contextlib
 import multiprocessing
 import os
 import pickle
+import signal
+import sys
 import tempfile
+import threading
+import time
 import uuid
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterable, Iterator
@@ -50,7 +55,17 @@ def runtime_of(context: Context) -> Any:
 
 
 def run_task(task: Callable, context: Context, item: Any) -> Any:
-    return task(runtime_of(context), item)
+    with single_threaded_blas():
+        return task(runtime_of(context), item)
+
+
+def single_threaded_blas():
+    """Tasks run with one BLAS thread on every engine: a BLAS splits its sums by thread count, so
+    a task must see the same count in a serial run and in a worker to give the same bytes."""
+    import numpy  # noqa: F401 - threadpoolctl only sees libraries already loaded
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(1)
 
 
 def _ordered(submit: Callable[[Any], Any], items: Iterable, depth: int) -> Iterator:
@@ -91,7 +106,9 @@ class SerialEngine(Engine):
         """Items are read one ahead in a thread, overlapping I/O and parsing with the maths."""
         runtime = runtime_of(context)
         for item in prefetch(items, depth=1):
-            yield task(runtime, item)
+            with single_threaded_blas():
+                result = task(runtime, item)
+            yield result
 
 
 def run_pickled_task(task: Callable, token: str, path: str, item: Any) -> Any:
@@ -99,41 +116,61 @@ def run_pickled_task(task: Callable, token: str, path: str, item: Any) -> Any:
     if token not in _runtimes:
         with open(path, "rb") as f:
             runtime_of(pickle.load(f))
-    return task(_runtimes[token], item)
+    with single_threaded_blas():
+        return task(_runtimes[token], item)
 
 
-def _one_thread_per_worker() -> None:
-    """N workers on N cores, not N x BLAS threads (oversubscribed BLAS made --jobs 2 no faster).
+def _start_worker(parent: int) -> None:
+    """Worker set-up: die with the parent, and one BLAS thread per worker.
 
-    The variables cover a BLAS loaded later; threadpoolctl one already loaded (it sees only
-    loaded libraries, hence numpy is imported first).
+    N workers on N cores, not N x BLAS threads (oversubscribed BLAS made --jobs 2 no faster); the
+    variables cover a BLAS loaded later. A parent killed by SIGKILL cannot stop its pool, so each
+    worker watches it: Linux sends SIGKILL on the parent's death (PR_SET_PDEATHSIG), elsewhere a
+    thread polls the parent pid.
     """
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = "1"
-    import numpy  # noqa: F401
-    from threadpoolctl import threadpool_limits
+    _die_with_parent(parent)
 
-    threadpool_limits(1)
+
+def _die_with_parent(parent: int) -> None:
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            PR_SET_PDEATHSIG = 1
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    if os.getppid() != parent:  # the parent died before the death signal was armed
+        os._exit(1)
+    threading.Thread(target=watch, name="kcooc-parent-watch", daemon=True).start()
 
 
 class ProcessEngine(Engine):
     """``jobs`` worker processes (spawned, so no thread state is forked), kept for every pass.
 
-    Each pass's context is pickled once to a temporary file; a task carries only its token and
-    path, and each worker loads and prepares the context on its first task of the pass.
+    Each pass's context is pickled once to a file in ``work_dir`` (the run's directory, which a
+    later run cleans if this one is killed; default: the system temporary directory); a task carries
+    only its token and path, and each worker loads and prepares the context on its first task of the
+    pass. Workers die with this process, even when it is killed by SIGKILL.
     """
 
     name = "processes"
 
-    def __init__(self, jobs: int):
-        self.jobs = jobs
+    def __init__(self, jobs: int, work_dir: str | None = None):
+        self.jobs, self.work_dir = jobs, work_dir
         self.pool: ProcessPoolExecutor | None = None
 
     def map(self, task, context, items):
         if self.pool is None:
             self.pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_one_thread_per_worker)
-        with tempfile.NamedTemporaryFile(prefix="kcooc-context-", suffix=".pickle") as shared:
+                                            initializer=_start_worker, initargs=(os.getpid(),))
+        with tempfile.NamedTemporaryFile(prefix="kcooc-context-", suffix=".pickle", dir=self.work_dir) as shared:
             pickle.dump(context, shared, protocol=pickle.HIGHEST_PROTOCOL)
             shared.flush()
             submit = lambda item: self.pool.submit(run_pickled_task, task, context.token, shared.name, item)  # noqa: E731
@@ -183,8 +220,11 @@ class DaskEngine(Engine):
         return {"engine": self.name, "scheduler": self.address, "workers": self.workers}
 
 
-def make_engine(engine: str, jobs: int = 1, scheduler: str | None = None) -> Engine:
-    """``local`` runs in-process (jobs 1) or in ``jobs`` processes; ``dask`` needs a scheduler address."""
+def make_engine(engine: str, jobs: int = 1, scheduler: str | None = None, work_dir: str | None = None) -> Engine:
+    """``local`` runs in-process (jobs 1) or in ``jobs`` processes; ``dask`` needs a scheduler address.
+
+    ``work_dir``: where the process engine keeps its context files (the run's scratch directory).
+    """
     if engine == "dask":
         if not scheduler:
             raise InputError("--engine dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
@@ -193,4 +233,4 @@ def make_engine(engine: str, jobs: int = 1, scheduler: str | None = None) -> Eng
         raise InputError(f"unknown engine {engine!r}; choose local or dask")
     if jobs < 1:
         raise InputError(f"--jobs must be >= 1, got {jobs}")
-    return SerialEngine() if jobs == 1 else ProcessEngine(jobs)
+    return SerialEngine() if jobs == 1 else ProcessEngine(jobs, work_dir)

@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import glob
-import os
-import shutil
-import tempfile
 
 import click
 import numpy as np
 
-from ..cliutils import Timer, guarded, input_options, input_overrides, load_config, progress, require, run_options, write_summary
+from ..cliutils import (Timer, check_outputs, guarded, input_options, input_overrides, load_config, locked_outputs,
+                        progress, require, run_options, write_summary)
 from ..config import NULL, to_dict
 from ..encoders import build_pair_encoders
 from ..engine import make_engine
-from ..io import (atomic_output, check_output_directory, display_name, exclusive_lock, remove_stale_temporaries,
-                  rereadable_input)
+from ..io import atomic_output, beside, check_directory, display_name, rereadable_input, run_directory
 from ..phsic.commands import load_model, parse_sigma, save_model
 from ..phsic.config import PhsicConfig
 from ..phsic.model import PHSIC
@@ -89,20 +85,16 @@ def filter_parallel(config_path, input_path, output, scores_path, annotated_path
         "task_lines": options.get("task_lines"),
         "kernel.name": options.get("kernel"), "kernel.rank": options.get("rank"), "kernel.sigma": options.get("sigma"),
     }, print_config)
-    outputs = [p for p in (output, scores_path, annotated_path, save_model_path) if p and p != "-"]
-    require(len(set(map(os.path.realpath, outputs))) == len(outputs), "--output, --scores, --annotated and --save-model must differ")
+    outputs = [output, scores_path, annotated_path, save_model_path, summary_path]
+    check_outputs(*outputs, inputs=[input_path, model_path, config_path])
     require(not (model_path and save_model_path), "--model scores with an existing model; --save-model saves a learned one")
-    for path in outputs:
-        check_output_directory(path)
+    check_directory(work_dir, "--work-dir")
     timer = Timer()
     with contextlib.ExitStack() as stack:
-        if output != "-":
-            stack.enter_context(exclusive_lock(output))
-            for path in outputs:  # under the lock, leftovers of killed runs are ours to remove
-                remove_stale_temporaries(path)
-        work = Workspace(stack.enter_context(private_directory(work_dir or _beside(output), output)))
+        stack.enter_context(locked_outputs(*outputs))
+        work = Workspace(stack.enter_context(run_directory(work_dir or beside(output), output, "filter")))
         input_file = rereadable_input(input_path, work.path)
-        run_engine = stack.enter_context(make_engine(engine, jobs, scheduler))
+        run_engine = stack.enter_context(make_engine(engine, jobs, scheduler, work.path))
         bar = stack.enter_context(progress(quiet, unit="lines"))
         job = FilterJob(cfg, input_file, run_engine, work, progress=lambda name: _pass_bar(bar, name))
         seconds = {}
@@ -146,14 +138,19 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
     else:
         _, sample = job.screen(model, None)
         seconds["screen"] = lap.seconds()
-        require(sample is not None, "no pair passed the rules: nothing to learn PHSIC from")
+        require(sample is not None, nothing_passed(job))
         lap = Timer()
         model.fit_maps(sample[2], sample[3])
         moments = job.statistics(model, job.work.array("reasons", np.uint8), None)
         seconds["statistics"] = lap.seconds()
-    require(moments is not None, "no pair passed the rules: nothing to learn PHSIC from")
+    require(moments is not None, nothing_passed(job))
     model.moments = moments
     return model.finalize(), None
+
+
+def nothing_passed(job: FilterJob) -> str:
+    counts = ", ".join(f"{reason} ({count:,})" for reason, count in reason_counts(job.work.array("reasons", np.uint8)).items())
+    return f"{job.input_path}: none of the {job.n:,} pairs passed the rules ({counts}): nothing to learn PHSIC from"
 
 
 def job_encoder_specs(cfg: FilterConfig) -> list[dict]:
@@ -181,27 +178,6 @@ def write_outputs(job: FilterJob, reasons: np.ndarray, scores: np.ndarray, outpu
                     write_scored(annotated, lines, [texts, np.where(keep, "keep", "drop").tolist(),
                                                     names[codes].tolist()], False)
             offset += len(lines)
-
-
-def _beside(output: str) -> str | None:
-    return None if output == "-" else os.path.dirname(os.path.realpath(output))
-
-
-@contextlib.contextmanager
-def private_directory(parent: str | None, output: str):
-    """A fresh hidden directory for the run's per-line arrays, removed at the end (even on error).
-
-    Directories of killed runs on the same output are removed first (the caller holds its lock).
-    """
-    prefix = f".kcooc-filter-{os.path.basename(output) if output != '-' else 'stdout'}-"
-    if parent is not None and output != "-":
-        for stale in glob.glob(os.path.join(glob.escape(parent), prefix + "*")):
-            shutil.rmtree(stale, ignore_errors=True)
-    path = tempfile.mkdtemp(prefix=prefix, dir=parent)
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def _pass_bar(bar, name: str):

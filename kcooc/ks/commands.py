@@ -7,10 +7,10 @@ import os
 import click
 import numpy as np
 
-from ..cliutils import Timer, guarded, load_config, require, run_options, write_summary
+from ..cliutils import Timer, check_outputs, guarded, load_config, require, run_options, write_summary
 from ..engine import make_engine
 from ..errors import InputError
-from ..io import atomic_output, check_output_directory
+from ..io import atomic_output, read_text, text_lines
 from .align import kernelized_sorting, p_smooth
 from .config import KsConfig
 from .features import char_ngram_vectors, linear_kernel, load_kernel, tfidf_vectors
@@ -23,18 +23,8 @@ def read_objects(path: str) -> tuple[list[str], list[str]]:
     """(ids, texts): a directory's files (id = file name, sorted) or a file's lines (id = line number)."""
     if os.path.isdir(path):
         names = sorted(n for n in os.listdir(path) if os.path.isfile(os.path.join(path, n)))
-        texts = []
-        for name in names:
-            with open(os.path.join(path, name), encoding="utf-8", errors="strict") as f:
-                texts.append(f.read())
-        return names, texts
-    try:
-        with open(path, encoding="utf-8") as f:
-            texts = f.read().splitlines()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: invalid UTF-8 at byte {exc.start}") from None
+        return names, [read_text(os.path.join(path, name)) for name in names]
+    texts = [line for _, line in text_lines(path)]
     return [str(i) for i in range(1, len(texts) + 1)], texts
 
 
@@ -43,12 +33,11 @@ def read_pairs(path: str, source_ids: list[str], target_ids: list[str]) -> dict[
     source_index = {s: i for i, s in enumerate(source_ids)}
     target_index = {t: i for i, t in enumerate(target_ids)}
     pairs = {}
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            fields = line.rstrip("\n").split("\t")
-            if len(fields) < 2 or fields[0] not in source_index or fields[1] not in target_index:
-                raise InputError(f"{path}:{lineno}: expected source_id<TAB>target_id of known objects")
-            pairs[source_index[fields[0]]] = target_index[fields[1]]
+    for lineno, line in text_lines(path):
+        fields = line.split("\t")
+        if len(fields) < 2 or fields[0] not in source_index or fields[1] not in target_index:
+            raise InputError(f"{path}:{lineno}: expected source_id<TAB>target_id of known objects")
+        pairs[source_index[fields[0]]] = target_index[fields[1]]
     if len(set(pairs.values())) != len(pairs):
         raise InputError(f"{path}: a target appears twice")
     return pairs
@@ -97,11 +86,13 @@ def align_command(config_path, source, target, seeds_path, random_seeds, gold_pa
       kcooc ks align -c configs/ks-names.yaml --source en.txt --target ar.txt --gold gold.tsv --random-seeds 10
     """
     cfg = load_config(KsConfig, config_path, {"method": method, "seed": seed}, print_config)
-    check_output_directory(output)
+    check_outputs(output, summary_path, inputs=[source, target, seeds_path, gold_path, config_path,
+                                                cfg.features.source_kernel, cfg.features.target_kernel])
     timer = Timer()
     source_ids, source_texts = read_objects(source)
     target_ids, target_texts = read_objects(target)
-    require(len(source_ids) >= 2 and len(target_ids) >= 2, "need at least two objects on each side")
+    require(len(source_ids) >= 2 and len(target_ids) >= 2,
+            f"need at least two objects on each side: {source} has {len(source_ids)}, {target} {len(target_ids)}")
     gold = read_pairs(gold_path, source_ids, target_ids) if gold_path else None
     seeds = read_pairs(seeds_path, source_ids, target_ids) if seeds_path else {}
     if random_seeds:

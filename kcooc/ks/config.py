@@ -23,6 +23,10 @@ class FeaturesConfig:
     source_kernel: Union[str, None] = option(None, "kernel: .npy (n x n) kernel matrix of the source objects")
     target_kernel: Union[str, None] = option(None, "kernel: .npy kernel matrix of the target objects")
 
+    def validate(self) -> None:
+        if not 1 <= self.ngram_min <= self.ngram_max or not 0 < self.max_df <= 1 or self.min_df < 1:
+            raise InputError("features: need 1 <= ngram_min <= ngram_max, 0 < max_df <= 1 and min_df >= 1")
+
 
 @dataclasses.dataclass
 class KsConfig:

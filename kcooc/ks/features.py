@@ -50,4 +50,6 @@ def load_kernel(path: str, n: int) -> np.ndarray:
         raise InputError(f"{path}: not a .npy kernel matrix ({exc})") from None
     if K.shape != (n, n):
         raise InputError(f"{path}: kernel of shape {K.shape}, expected ({n}, {n}) for {n} objects")
+    if K.dtype.kind not in "biuf" or not np.isfinite(K).all():
+        raise InputError(f"{path}: a kernel matrix must hold finite real numbers (dtype {K.dtype})")
     return np.asarray(K, dtype=np.float64)

@@ -19,8 +19,8 @@ from ..metrics import classification_scores
 from .config import NskConfig
 from .hashing import NeighbourIndex, knn_predict
 from .learn import learn_sigma
-from .model import ConvolutionKernel
-from .structures import Labels, Structures, read_structures
+from .model import ConvolutionKernel, model_from_artifact
+from .structures import Labels, read_structures
 
 KIND = "nsk"
 
@@ -81,7 +81,7 @@ def train_command(config_path, input_path, output, hashing, no_learn, jobs, seed
     """
     cfg = load_config(NskConfig, config_path, {"hashing.method": hashing, "seed": seed,
                                                 "learn.enabled": False if no_learn else None}, print_config)
-    check_outputs(output, summary_path)
+    check_outputs(output, summary_path, inputs=[input_path, config_path])
     use_threads(jobs)
     timer = Timer()
     edges, nodes = Labels(), Labels()
@@ -134,18 +134,17 @@ def classify_command(model_path, input_path, output, metrics_path, k, hashing, s
     Example:
       kcooc nsk classify -m model.npz -i test.jsonl -o pred.tsv --metrics metrics.json
     """
-    header, arrays = artifact.load(model_path, KIND)
+    check_outputs(output, metrics_path, summary_path, inputs=[model_path, input_path])
+    header, saved = artifact.load(model_path, KIND, model_from_artifact)
     cfg = from_dict(NskConfig, header["config"])
     cfg.k = k or cfg.k
     cfg.hashing.method = hashing or cfg.hashing.method
     cfg.seed = cfg.seed if seed is None else seed
-    check_outputs(output, metrics_path, summary_path)
     use_threads(jobs)
     timer = Timer()
-    edges, nodes = Labels(header["edge_labels"]), Labels(header["node_labels"])
-    train = Structures.from_arrays(header["structure_kind"], arrays)
+    edges, nodes, train = saved.edges, saved.nodes, saved.train
     queries = read_structures(input_path, edges, nodes, header["structure_kind"], labels_required=False)
-    kernel = make_kernel(cfg, nodes, None if stationary else arrays["sigma"])
+    kernel = make_kernel(cfg, nodes, None if stationary else saved.sigma)
     index = NeighbourIndex(kernel, train, seed=cfg.seed, **index_options(cfg))
     neighbours, _ = index.query(queries, cfg.k)
     predictions, share = knn_predict(train.labels[np.maximum(neighbours, 0)], neighbours)

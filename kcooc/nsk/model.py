@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .kernels import raw_diagonal, raw_gram
-from .structures import Structures
+from ..artifact import check_arrays
+from ..errors import InputError
+from .structures import STRUCTURE_ARRAYS, Labels, Structures
 
 KINDS = {"path": 0, "tree": 1}
 
@@ -70,3 +74,33 @@ class ConvolutionKernel:
         out = np.zeros(scale.shape)
         np.divide(self.raw(X, rows, Y, cols), scale, out=out, where=scale > 0)
         return out
+
+
+@dataclasses.dataclass
+class SavedModel:
+    """What ``nsk train`` saves: the training structures, the learned sigma and the label tables."""
+
+    train: Structures
+    sigma: np.ndarray
+    edges: Labels
+    nodes: Labels
+
+
+def model_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> SavedModel:
+    """An ``nsk`` artifact checked against the kind's schema: the structures' arrays (Structures.from_arrays),
+    sigma (one finite weight >= 0 per edge label), label tables of strings and a config mapping."""
+    edge_names, node_names = header["edge_labels"], header["node_labels"]
+    if not all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in (edge_names, node_names)):
+        raise InputError("edge_labels and node_labels must be lists of strings")
+    if not isinstance(header["config"], dict):
+        raise InputError("the header has no config")
+    check_arrays({"sigma": arrays["sigma"]}, {"sigma": ("f", (len(edge_names),))})
+    unknown = sorted(set(arrays) - {"sigma", *STRUCTURE_ARRAYS})
+    if unknown:
+        raise InputError(f"unexpected array {unknown[0]!r}")
+    if (arrays["sigma"] < 0).any():
+        raise InputError("sigma holds negative weights")
+    train = Structures.from_arrays(header["structure_kind"], arrays, len(edge_names), len(node_names))
+    if len(train) == 0:
+        raise InputError("no training structures")
+    return SavedModel(train, arrays["sigma"], Labels(edge_names), Labels(node_names))

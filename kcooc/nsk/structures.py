@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import lzma
+import zlib
 
 import numpy as np
 
+from ..artifact import check_arrays
 from ..errors import InputError
 from ..io import display_name, open_input
 
@@ -66,15 +69,44 @@ class Structures:
                 "children": self.children, "labels": self.labels}
 
     @classmethod
-    def from_arrays(cls, kind: str, arrays: dict[str, np.ndarray]) -> "Structures":
-        return cls(kind, *(np.asarray(arrays[k], np.int64) for k in ("edges", "nodes", "ptr", "child_ptr",
-                                                                      "children", "labels")))
+    def from_arrays(cls, kind: str, arrays: dict[str, np.ndarray], n_edges: int, n_nodes: int) -> "Structures":
+        """Structures from saved arrays, checked first: the compiled kernels index with them unchecked.
+
+        ptr and child_ptr must be offsets from 0 to the item / child count; label ids below the label
+        tables' sizes; a child's local index inside its structure and after its parent (pre-order).
+        """
+        if kind not in ("path", "tree"):
+            raise InputError(f"structure kind must be path or tree, got {kind!r}")
+        check_arrays({k: arrays[k] for k in STRUCTURE_ARRAYS},
+                     {"edges": ("iu", ("items",)), "nodes": ("iu", ("items",)), "ptr": ("iu", ("structures+1",)),
+                      "child_ptr": ("iu", ("items+1",)), "children": ("iu", ("children",)),
+                      "labels": ("iu", ("structures",))})
+        s = cls(kind, *(np.asarray(arrays[k], np.int64) for k in STRUCTURE_ARRAYS))
+        for name, offsets, total in (("ptr", s.ptr, s.edges.size), ("child_ptr", s.child_ptr, s.children.size)):
+            if offsets[0] != 0 or offsets[-1] != total or (np.diff(offsets) < 0).any():
+                raise InputError(f"{name} must rise from 0 to {total}")
+        for name, ids, size in (("edges", s.edges, n_edges), ("nodes", s.nodes, n_nodes)):
+            if ids.size and (ids.min() < 0 or ids.max() >= size):
+                raise InputError(f"{name} holds label ids outside 0..{size - 1}")
+        if not np.isin(s.labels, (-1, 0, 1)).all():
+            raise InputError("labels must be 1, 0 or -1")
+        if kind == "path" and s.children.size:
+            raise InputError("paths have no children")
+        parent = np.repeat(np.arange(s.edges.size), np.diff(s.child_ptr))
+        owner = np.repeat(np.arange(len(s)), np.diff(s.ptr))[parent]
+        local_parent = parent - s.ptr[owner]
+        if ((s.children <= local_parent) | (s.children >= np.diff(s.ptr)[owner])).any():
+            raise InputError("a child index points outside its tree or before its parent")
+        return s
 
     def edge_frequencies(self, n_edges: int) -> np.ndarray:
         """In how many structures each edge label occurs."""
         owner = np.repeat(np.arange(len(self)), np.diff(self.ptr))
         pairs = np.unique(np.stack([owner, self.edges]), axis=1)
         return np.bincount(pairs[1], minlength=n_edges)
+
+
+STRUCTURE_ARRAYS = ("edges", "nodes", "ptr", "child_ptr", "children", "labels")
 
 
 def _flatten_tree(tree, edges: Labels, nodes: Labels, where: str):
@@ -123,6 +155,8 @@ def read_structures(path: str, edges: Labels, nodes: Labels, kind: str | None = 
                     raise InputError(f"{where}: invalid UTF-8") from None
                 except json.JSONDecodeError as exc:
                     raise InputError(f"{where}: not JSON ({exc.msg})") from None
+                except RecursionError:
+                    raise InputError(f"{where}: JSON nested too deeply") from None
                 if not isinstance(record, dict):
                     raise InputError(f"{where}: expected a JSON object")
                 this_kind = "tree" if "tree" in record else "path" if "tuples" in record else None
@@ -150,8 +184,8 @@ def read_structures(path: str, edges: Labels, nodes: Labels, kind: str | None = 
                     items.extend(tree_items)
                     child_lists.extend(kids)
                     lengths.append(len(tree_items))
-        except (OSError, EOFError) as exc:
-            raise InputError(f"{name}: unreadable after line {lineno} ({exc})") from None
+        except (OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
+            raise InputError(f"{name}:{lineno + 1}: truncated or corrupt input ({exc})") from None
     if not lengths:
         raise InputError(f"{name}: no structures")
     flat = np.array(items, np.int64).reshape(-1, 2)

@@ -8,11 +8,12 @@ import click
 import numpy as np
 
 from .. import artifact
-from ..cliutils import (Timer, guarded, input_options, input_overrides, load_config, open_pairs, progress,
-                        require, run_options, write_summary)
+from ..cliutils import (Timer, check_outputs, guarded, input_options, input_overrides, load_config, locked_outputs,
+                        open_pairs, progress, require, run_options, write_summary)
 from ..config import to_dict
 from ..encoders import build_pair_encoders
-from ..io import atomic_output, check_output_directory, display_name
+from ..errors import InputError
+from ..io import atomic_output, beside, check_directory, display_name, run_directory
 from ..pairs import encoded_pairs, vector_pairs
 from .config import PhsicConfig
 from .model import PHSIC, CrossMoments
@@ -59,7 +60,8 @@ def phsic():
               help="Sentence encoder [config: encoder.name].")
 @click.option("--encoder-model", default=None, help="fastText .bin or word2vec .vec file [config: encoder.model].")
 @with_vectors
-@click.option("--spool-dir", default=None, help="Where data-space kernels spool encoded blocks (default: system temp).")
+@click.option("--spool-dir", default=None,
+              help="Where data-space kernels spool encoded blocks (default: a hidden directory beside --output).")
 @run_options
 @click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
 @guarded
@@ -79,7 +81,13 @@ def train_command(config_path, input_path, output, x_vectors, y_vectors, spool_d
         "encoder.name": options.get("encoder"), "encoder.model": options.get("encoder_model"),
     }, print_config)
     require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
-    check_output_directory(output)
+    check_outputs(output, summary_path, inputs=[input_path, x_vectors, y_vectors, config_path])
+    check_directory(spool_dir, "--spool-dir")
+    with locked_outputs(output, summary_path), run_directory(spool_dir or beside(output), output, "phsic") as scratch:
+        train_model(cfg, input_path, output, x_vectors, y_vectors, scratch, quiet, summary_path)
+
+
+def train_model(cfg: PhsicConfig, input_path, output, x_vectors, y_vectors, spool_dir, quiet, summary_path) -> None:
     timer = Timer()
     kernel = {k: v for k, v in to_dict(cfg.kernel).items() if k not in ("name", "sample")}
     model = PHSIC(cfg.kernel.name, seed=cfg.seed, **kernel)
@@ -119,8 +127,14 @@ def save_model(path: str, config: dict, model: PHSIC, encoders: list[dict] | dic
 
 
 def load_model(path: str) -> tuple[dict, PHSIC]:
-    header, arrays = artifact.load(path, KIND)
-    return header, PHSIC.from_state(header["model"], arrays)
+    """A ``phsic`` artifact checked against its schema (PHSIC.from_artifact); anything else exits 2."""
+    return artifact.load(path, KIND, read_phsic)
+
+
+def read_phsic(header: dict, arrays: dict) -> PHSIC:
+    if not isinstance(header.get("encoders"), (list, dict)):
+        raise InputError("header lacks the encoders' specs")
+    return PHSIC.from_artifact(header, arrays)
 
 
 @phsic.command("score")
@@ -143,10 +157,18 @@ def score_command(model_path, input_path, output, score_only, candidates, encode
       kcooc phsic score -m runs/phsic.npz -i data/dialogue/test.tsv > scored.tsv
       kcooc phsic score -m runs/phsic.npz -i candidates.tsv --candidates -o ranked.tsv
     """
+    check_outputs(output, summary_path, inputs=[model_path, input_path, x_vectors, y_vectors])
     header, model = load_model(model_path)
     cfg = load_config(PhsicConfig, None, {**_flatten(header["config"]), **input_overrides(options)})
     require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
     require(not (candidates and x_vectors and input_path == "-"), "--candidates needs the input TSV to group contexts")
+    with locked_outputs(output, summary_path):
+        score_pairs(header, model, cfg, input_path, output, score_only, candidates, encoder_model, x_vectors,
+                    y_vectors, quiet, summary_path, model_path)
+
+
+def score_pairs(header, model, cfg, input_path, output, score_only, candidates, encoder_model, x_vectors, y_vectors,
+                quiet, summary_path, model_path) -> None:
     timer = Timer()
     reader = None
     if x_vectors:
@@ -200,11 +222,14 @@ def merge_command(models, output):
     Example:
       kcooc phsic merge shard-*.npz -o model.npz
     """
-    first_header, first_arrays = artifact.load(models[0], KIND)
+    check_outputs(output, inputs=models)
+    first_header, first = load_model(models[0])
+    first_arrays = first.state()[1]
     moments = None
     hashes = []
     for path in models:
-        header, arrays = artifact.load(path, KIND) if path != models[0] else (first_header, first_arrays)
+        header, model = load_model(path) if path != models[0] else (first_header, first)
+        arrays = model.state()[1]
         same = (header["encoders"] == first_header["encoders"]
                 and {k: v for k, v in header["model"].items() if k != "n"}
                 == {k: v for k, v in first_header["model"].items() if k != "n"}
@@ -212,7 +237,7 @@ def merge_command(models, output):
         require(same, f"{path}: encoder, kernel or pivots differ from {models[0]}; only shards of one setup merge")
         shard = CrossMoments(header["model"]["n"], arrays["sum_x"], arrays["sum_y"], arrays["sum_xy"])
         moments = shard if moments is None else moments.merge(shard)
-        hashes.append(header["data_sha256"])
+        hashes.append(str(header.get("data_sha256")))
     merged = PHSIC.from_state({**first_header["model"], "n": moments.n},
                               {**first_arrays, "sum_x": moments.sum_x, "sum_y": moments.sum_y, "sum_xy": moments.sum_xy})
     params, arrays = merged.state()

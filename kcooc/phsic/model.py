@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ..artifact import check_arrays
 from ..errors import InputError
 from ..kernels import BANDWIDTH_KERNELS, KERNELS, IncompleteCholeskyMap, Kernel, make_kernel, median_distance
 from ..linalg import add_cross_product, dense, normalize_rows, rowwise_bilinear, with_ones_column
@@ -184,6 +185,11 @@ class PHSIC:
         """PHSIC of each row pair (Eq. 18; Eq. 33 for ICD), one matrix product per block."""
         if X.shape[0] != Y.shape[0]:
             raise InputError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}")
+        for side, M, feature_map, dim in (("x", X, self.x_map, self.covariance_.shape[0]),
+                                          ("y", Y, self.y_map, self.covariance_.shape[1])):
+            expected = feature_map.icd.pivot_points.shape[1] if feature_map.icd is not None else dim
+            if M.shape[1] != expected:
+                raise InputError(f"{side} vectors have {M.shape[1]} dimensions but the model expects {expected}")
         return self.score_features(self.x_map(X), self.y_map(Y))
 
     def score_features(self, Phi, Psi) -> np.ndarray:
@@ -209,6 +215,30 @@ class PHSIC:
                   "sum_xy": self.moments.sum_xy}
         return {"kernel": self.kernel, "x_kernel": x_params, "y_kernel": y_params, "n": self.moments.n,
                 "map_params": self.map_params, "seed": self.seed}, arrays
+
+    @classmethod
+    def from_artifact(cls, header: dict, arrays: dict[str, np.ndarray]) -> "PHSIC":
+        """The model of a ``phsic`` artifact, after checking it against the kind's schema.
+
+        Arrays: sum_x (dx), sum_y (dy), sum_xy (dx, dy); data-space kernels also x_pivots (dx, input
+        dim), x_lower (dx, dx, lower triangular, non-zero diagonal) and the same for y.
+        """
+        params = header["model"]
+        if not isinstance(params, dict) or not isinstance(header.get("config"), dict):
+            raise InputError("header lacks the model parameters or the config")
+        if not isinstance(params["n"], int) or params["n"] < 1:
+            raise InputError(f"n (the number of training pairs) must be a positive integer, got {params['n']!r}")
+        if params["kernel"] not in KERNELS:
+            raise InputError(f"unknown kernel {params['kernel']!r}")
+        icd = not KERNELS[params["kernel"]].feature_space
+        pivots = ("x_pivots", "x_lower", "y_pivots", "y_lower")
+        check_arrays(arrays, {"sum_x": ("f", ("dx",)), "sum_y": ("f", ("dy",)), "sum_xy": ("f", ("dx", "dy")),
+                              "x_pivots": ("f", ("dx", "x_input")), "x_lower": ("f", ("dx", "dx")),
+                              "y_pivots": ("f", ("dy", "y_input")), "y_lower": ("f", ("dy", "dy"))},
+                     optional=() if icd else pivots)
+        if icd and not all((np.diag(arrays[name]) != 0).all() for name in ("x_lower", "y_lower")):
+            raise InputError("an incomplete Cholesky factor has a zero on its diagonal")
+        return cls.from_state(params, arrays)
 
     @classmethod
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PHSIC":

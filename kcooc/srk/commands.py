@@ -9,12 +9,12 @@ import click
 import numba
 import numpy as np
 
-from ..cliutils import (Timer, check_outputs, guarded, load_config, progress, require, run_options, use_threads,
+from ..cliutils import (POSITIVE, Timer, check_outputs, guarded, load_config, progress, require, run_options, use_threads,
                         write_summary)
 from ..config import to_dict
 from ..encoders import tokenize
 from ..errors import InputError
-from ..io import TsvReader, atomic_output, display_name
+from ..io import TsvReader, atomic_output, check_directory, display_name
 from ..metrics import classification_scores, grouped_ranking
 from .config import SrkConfig
 from .gram import TileCache, Vocabulary, build_terms, combine, pairs_digest, raw_block, term_key
@@ -41,10 +41,10 @@ def read_examples(path: str, cfg: SrkConfig, labels_required: bool) -> Examples:
     labels, pairs, groups, truncated = [], [], [], 0
     try:
         for block in reader:
-            for label, source, target, *qid in zip(*block.columns):
+            for lineno, label, source, target, *qid in zip(block.linenos.tolist(), *block.columns):
                 label = label.strip()
                 if label not in LABELS and not (label in UNKNOWN and not labels_required):
-                    raise InputError(f"{display_name(path)}: pair {len(labels) + 1}: label {label!r} is not 1/0 or "
+                    raise InputError(f"{display_name(path)}:{lineno}: label {label!r} is not 1/0 or "
                                      f"+1/-1{'' if labels_required else ' (or ? for unknown)'}")
                 labels.append(LABELS.get(label, -1))
                 s, t = (tokenize(x, cfg.lowercase, cfg.strip_punctuation) for x in (source, target))
@@ -97,7 +97,7 @@ def srk():
               help="prediction<TAB>decision value per test pair, in input order.")
 @click.option("--metrics", "metrics_path", default=None, help="Write test metrics (and the C search) as JSON here.")
 @click.option("--cache-dir", default=None, help="Keep Gram tiles here: a rerun (or a killed run) resumes.")
-@click.option("--c", "fixed_c", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--c", "fixed_c", type=POSITIVE, default=None,
               help="Use this C instead of cross-validating.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Threads for the Gram rows (default: all cores).")
 @click.option("--header/--no-header", default=None, help="First line names the columns [config: input.header].")
@@ -114,7 +114,8 @@ def classify_command(config_path, train_path, test_path, output, metrics_path, c
           --metrics metrics.json --cache-dir runs/srk-cache
     """
     cfg = load_config(SrkConfig, config_path, {"seed": seed, "input.header": header}, print_config)
-    check_outputs(output, metrics_path, summary_path)
+    check_outputs(output, metrics_path, summary_path, inputs=[train_path, test_path, config_path])
+    check_directory(cache_dir, "--cache-dir", may_be_new=True)
     use_threads(jobs)
     timer = Timer()
     train = read_examples(train_path, cfg, labels_required=True)
