@@ -201,7 +201,7 @@ def test_wrong_model_kind_config_typo_and_missing_files(tmp_path):
     empty = tmp_path / "empty.tsv"
     empty.write_text("")
     result = run("phsic", "train", "-i", empty, "-o", tmp_path / "m.npz", check=False)
-    assert result.returncode == 2 and "no training pairs" in result.stderr
+    assert result.returncode == 2 and "empty.tsv: empty input" in result.stderr
 
 
 def test_icd_from_stdin_with_a_pivot_sample_is_deterministic(tmp_path):

@@ -448,6 +448,10 @@ MODEL_CASES = [
     _model_case("model array of the wrong dtype", lambda h, a: _set(a, sorted(a)[-1], _other_dtype(a[sorted(a)[-1]]))),
     _model_case("model with an extra array", lambda h, a: _set(a, "extra", np.zeros(2))),
 ]
+MODEL_CASES += [
+    Case(f"nsk model with {name} cut in half", _model_case("", lambda h, a, name=name: _set(a, name, a[name][: a[name].size // 2])).apply,
+         lambda cmd: cmd.model_kind == "nsk") for name in ("edges", "nodes", "ptr", "labels")
+]
 
 
 def _raw_header_case(name: str, raw: bytes, file_name: str) -> Case:

@@ -82,6 +82,8 @@ class Structures:
                       "child_ptr": ("iu", ("items+1",)), "children": ("iu", ("children",)),
                       "labels": ("iu", ("structures",))})
         s = cls(kind, *(np.asarray(arrays[k], np.int64) for k in STRUCTURE_ARRAYS))
+        if s.labels.size != s.ptr.size - 1:
+            raise InputError(f"{s.labels.size} labels for {s.ptr.size - 1} structures")
         for name, offsets, total in (("ptr", s.ptr, s.edges.size), ("child_ptr", s.child_ptr, s.children.size)):
             if offsets[0] != 0 or offsets[-1] != total or (np.diff(offsets) < 0).any():
                 raise InputError(f"{name} must rise from 0 to {total}")
