@@ -185,7 +185,7 @@ def locked_outputs(output: str, *others: str | None) -> Iterator[None]:
     A second run on the same output exits with code 75; temporaries of a killed run are removed
     by the next one (only the lock holder may, so a running run's files are never touched).
     """
-    if output == "-":
+    if output == "-" or (os.path.exists(output) and not os.path.isfile(output)):  # stdout, /dev/stdout, a FIFO
         yield
         return
     with exclusive_lock(output):

@@ -440,8 +440,8 @@ def check_output_path(path: str, inputs: Iterable[str | None] = ()) -> None:
     Refused: an existing directory, a missing directory, and a path that resolves (through
     symlinks or as a hard link) to an input, or lies inside an input directory.
     """
-    if path == "-":
-        return
+    if path == "-" or (os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)):
+        return  # stdout, /dev/stdout, a FIFO: written in place
     real = os.path.realpath(path)
     if os.path.isdir(real):
         raise InputError(f"{path}: is a directory; the output must be a file path")
@@ -485,11 +485,11 @@ def atomic_output(path: str, binary: bool = False) -> Iterator[io.IOBase]:
         yield stream
         stream.flush()
         return
-    path = os.path.realpath(path)  # write beside a symlink's target, never over the link
     if os.path.exists(path) and not os.path.isfile(path):  # /dev/stdout, a FIFO: cannot be replaced
         with open(path, "wb" if binary else "w", encoding=None if binary else "utf-8") as stream:
             yield stream
         return
+    path = os.path.realpath(path)  # write beside a symlink's target, never over the link
     check_output_directory(path)
     directory = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
