@@ -9,7 +9,7 @@ import pytest
 
 from conftest import TRAIN
 from kcooc.errors import InputError
-from kcooc.io import TsvReader, atomic_output
+from kcooc.io import TsvReader, atomic_output, text_blocks
 
 
 def rows(reader):
@@ -139,3 +139,17 @@ def test_output_to_a_symlink_writes_its_target(tmp_path):
     with atomic_output(str(link)) as out:
         out.write("new")
     assert link.is_symlink() and target.read_text() == "new"
+
+
+def test_rows_carry_their_line_numbers_and_text_blocks_name_the_line(tmp_path):
+    path = tmp_path / "mixed.tsv"
+    path.write_bytes(b"a\tb\nbad\n\xff\tx\nc\td\n")
+    blocks = list(TsvReader(str(path), [1, 2], on_error="skip"))
+    assert [n for block in blocks for n in block.linenos.tolist()] == [1, 4]
+    text = tmp_path / "corpus.txt"
+    text.write_bytes(b"one two\nthree four\nfive \xff six\n")
+    with pytest.raises(InputError, match=r"corpus.txt:3: invalid UTF-8"):
+        list(text_blocks(str(text), 4))  # small chunks: the line count runs across them
+    text.write_bytes(b"one two\nthree four\nfive six\n")
+    assert [w for block in text_blocks(str(text), 4) for w in block.split()] == \
+        "one two three four five six".split()
