@@ -54,7 +54,7 @@ def convex_sorting(K: np.ndarray, L: np.ndarray, seeds: dict[int, int] | None = 
     if seeds:  # a vertex holding the seeds
         start = np.zeros((n, m))
         force_seeds(start, seed_rows, seed_cols, 1.0)
-        P = permuted_rows(np.eye(m), assign(start)[0])
+        P = permuted_rows(np.eye(m), assign(start)[0])  # the 0/1 matrix of that vertex
     else:
         P = np.full((n, m), 1.0 / max(n, m))
     KP, PL = K @ P, P @ L
@@ -67,13 +67,14 @@ def convex_sorting(K: np.ndarray, L: np.ndarray, seeds: dict[int, int] | None = 
         if seeds:
             force_seeds(W, seed_rows, seed_cols, 1.0 + 2.0 * np.abs(G).max() * n)
         vertex = assign(W)[0]
-        S = permuted_rows(np.eye(m), vertex)
-        if float(np.sum(G * (P - S))) <= tol * history[0]:  # Frank-Wolfe duality gap
+        rows = np.flatnonzero(vertex >= 0)
+        if float(np.sum(G * P) - G[rows, vertex[rows]].sum()) <= tol * history[0]:  # Frank-Wolfe duality gap
             break
         KS, SL = permuted_columns(K, vertex, m), permuted_rows(L, vertex)
         E = (KS - KP) - (SL - PL)  # K D - D L for the direction D = S - P
         step = float(np.clip(-np.sum(R * E) / max(np.sum(E * E), 1e-300), 0.0, 1.0))
-        P += step * (S - P)
+        P *= 1.0 - step  # P + step (S - P), S the 0/1 matrix of the vertex
+        P[rows, vertex[rows]] += step
         KP += step * (KS - KP)
         PL += step * (SL - PL)
     if seeds:
