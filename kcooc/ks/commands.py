@@ -28,7 +28,7 @@ def read_text(path: str) -> str:
         try:
             data = f.read()
         except (OSError, EOFError) as exc:
-            raise InputError(f"{display_name(path)}: cannot read: {exc.strerror or exc}") from None
+            raise InputError(f"{display_name(path)}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
