@@ -1,4 +1,4 @@
-"""``kcooc ks align``: read objects, build kernels, run a method of align.py, write the matching."""
+"""``kcooc ks align``: read objects, build kernels, run a method (align.py, mcca.py, convex.py), write the matching."""
 
 from __future__ import annotations
 
