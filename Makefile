@@ -75,10 +75,10 @@ aspec-filter: install-data data-parallel
 bench-filter: install data-parallel
 	$(PYTHON) scripts/bench_filter.py --corpus $(DATA)/parallel/en-ja.tsv --workdir $(RUNS)/bench-filter
 
-# Kernelized sorting data (debian-handbook en/es, arabnamer names) and the Table 2/3 analogues.
-data-ks: $(DATA)/ks/names/gold.tsv
+# Kernelized sorting data (debian-handbook en/es, arabnamer names, CLDR names from babel) and the Table 2/3 analogues.
+data-ks: $(DATA)/ks/tl-ja-noisy/gold.tsv
 
-$(DATA)/ks/names/gold.tsv: | install-data
+$(DATA)/ks/tl-ja-noisy/gold.tsv: | install-data
 	$(PYTHON) scripts/data_ks.py --out $(DATA)/ks --cache $(DATA)/cache
 
 ks: install-data data-ks

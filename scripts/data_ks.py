@@ -6,6 +6,11 @@
   half of the Spanish one.
 * names (~TL): 300 English -> Arabic name transliterations drawn from PyPI arabnamer (seed 0);
   names-noisy adds 50 unaligned names on each side (Table 3 analogue).
+* tl-ar, tl-ru, tl-ja (closer to the paper's TL: multi-word names first): English and native-script
+  names of territories, time-zone exemplar cities and languages from the CLDR data in PyPI babel,
+  kept only when they are transliterations (see ``is_transliteration``); 300 pairs, and tl-*-noisy
+  with 50 further English-only and 50 native-only names. The native side stays in its script;
+  ``features.romanise`` romanises it at run time (configs/ks-translit.yaml).
 Each set has source/, target/ (or .txt files) and gold.tsv.
 
     python scripts/data_ks.py --out data/ks --cache data/cache
@@ -68,6 +73,80 @@ def write_lines(out: str, name: str, source: list[str], target: list[str], gold:
         f.writelines(f"{s + 1}\t{t + 1}\n" for s, t in gold)
 
 
+SCRIPTS = ("ar", "ru", "ja")  # locales of the tl-* sets
+SIMILARITY = 0.7  # is_transliteration threshold (difflib ratio of consonant skeletons)
+SKELETON_MAP = (("ph", "f"), ("c", "k"), ("q", "k"), ("p", "b"), ("v", "f"), ("z", "s"), ("x", "ks"), ("j", "g"),
+                ("l", "r"))
+
+
+def skeleton(name: str) -> str:
+    """Romanised (anyascii), lowercased consonants with look-alike sounds merged (p/b, v/f, c/q/k, z/s,
+    j/g, l/r: Arabic has no p or v, Japanese no l), vowels and glides dropped (Arabic writes few
+    vowels), repeats collapsed."""
+    from anyascii import anyascii
+
+    s = re.sub(r"[^a-z]", "", anyascii(name).lower())
+    for old, new in SKELETON_MAP:
+        s = s.replace(old, new)
+    return re.sub(r"(.)\1+", r"\1", re.sub(r"[aeiouwyh]", "", s))
+
+
+def is_transliteration(english: str, native: str) -> bool:
+    """A transliteration rather than a translation: the consonant skeletons of the English name and
+    of the romanised native name agree (difflib ratio >= SIMILARITY). Keeps e.g. Mozambique /
+    موزمبيق (mwzmbyq), drops Bahamas / جزر البهاما ("islands of the Bahamas") and German / الألمانية."""
+    import difflib
+
+    a, b = skeleton(english), skeleton(native)
+    return bool(a and b) and difflib.SequenceMatcher(None, a, b).ratio() >= SIMILARITY
+
+
+def cldr_names(code: str) -> list[tuple[str, str]]:
+    """(English, native) names of territories (no numeric regions), time-zone exemplar cities (the
+    English city from the English locale, else from the zone id) and languages, one pair per
+    English and per native name, letters, spaces, hyphens, apostrophes and dots only."""
+    from babel import Locale
+
+    en, native = Locale("en"), Locale(code)
+    pairs = [(en.territories[k], v) for k, v in native.territories.items() if k in en.territories and not k.isdigit()]
+    for zone, names in native.time_zones.items():
+        if "city" in names:
+            pairs.append((en.time_zones.get(zone, {}).get("city") or zone.split("/")[-1].replace("_", " "), names["city"]))
+    pairs += [(en.languages[k], v) for k, v in native.languages.items() if k in en.languages]
+    seen_en, seen_native, kept = set(), set(), []
+    for english, name in sorted(pairs):
+        if (re.fullmatch(r"[^\W\d_]+([ '.-]+[^\W\d_]+)*\.?", english) and re.fullmatch(r"[^\W\d_]+([ '.\u00b7\u30fb-]+[^\W\d_]+)*", name)
+                and english not in seen_en and name not in seen_native and is_transliteration(english, name)):
+            seen_en.add(english)
+            seen_native.add(name)
+            kept.append((english, name))
+    return kept
+
+
+def transliteration_sets(out: str, code: str, seed: int = 0) -> tuple[int, int]:
+    """tl-<code> (300 pairs) and tl-<code>-noisy (+50 unaligned names per side); multi-word English
+    names first (the paper's TL names are multi-word), then single words, each group in seeded random
+    order. Returns (pairs available, multi-word names among the 400 used)."""
+    pairs = cldr_names(code)
+    rng = np.random.default_rng(seed)
+    multi = [pairs[i] for i in rng.permutation(len(pairs)) if " " in pairs[i][0]]
+    single = [pairs[i] for i in rng.permutation(len(pairs)) if " " not in pairs[i][0]]
+    chosen = (multi + single)[:400]
+    if len(chosen) < 400:
+        raise SystemExit(f"only {len(chosen)} transliterated names for {code}; need 400")
+    chosen = [chosen[i] for i in rng.permutation(400)]
+    aligned, extra = chosen[:300], chosen[300:]
+    order = rng.permutation(300)  # target lines in another order than their sources
+    write_lines(out, f"tl-{code}", [e for e, _ in aligned], [aligned[i][1] for i in order],
+                [(i, int(p)) for i, p in enumerate(np.argsort(order))])
+    source = [e for e, _ in aligned] + [e for e, _ in extra[:50]]
+    target = [a for _, a in aligned] + [a for _, a in extra[50:]]
+    order = rng.permutation(len(target))
+    position = np.argsort(order)
+    write_lines(out, f"tl-{code}-noisy", source, [target[i] for i in order], [(i, int(position[i])) for i in range(300)])
+    return len(pairs), sum(" " in e for e, _ in chosen)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="data/ks")
@@ -105,6 +184,9 @@ def main() -> None:
     position = np.argsort(order)
     write_lines(args.out, "names-noisy", source, [target[i] for i in order], [(i, int(position[i])) for i in range(300)])
     print(f"{len(docs)} handbook documents; 300 names (+50 unaligned per side in names-noisy) -> {args.out}")
+    for code in SCRIPTS:
+        available, multi = transliteration_sets(args.out, code)
+        print(f"tl-{code}: {available} transliterated CLDR names, 400 used ({multi} multi-word)")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,10 @@
 """Kernelized sorting against the paper's definitions: objective = tr(K pi^T L pi) with dense
 permutation matrices, the relaxed matchings of Table 1, recovery when L is K permuted, seeds,
-rectangular problems, a non-decreasing objective; and `kcooc ks align` on real names."""
+rectangular problems, a non-decreasing objective; convex kernelized sorting against a generic QP solver;
+and `kcooc ks align` on real names (arabnamer, CLDR), with bad input."""
+
+import gzip
+import itertools
 
 import json
 import os
@@ -9,7 +13,8 @@ import numpy as np
 import pytest
 
 from conftest import DATA, run
-from kcooc.ks.align import kernelized_sorting, p_smooth
+from kcooc.ks.align import kernelized_sorting, p_smooth, zero_diagonal
+from kcooc.ks.convex import convex_sorting, relaxed_objective
 from kcooc.ks.mcca import mcca
 from kcooc.ks.sorting import centre, objective, relaxed_rows, sort, sort_with_seeds, sub_polynomial, pca_initialisations
 
@@ -55,12 +60,14 @@ def test_sub_polynomial_kernel_equals_its_definition():
     np.testing.assert_allclose(sub_polynomial(K, 0.3), S @ S.T)
 
 
-@pytest.mark.parametrize("method", ["ks", "p-smooth", "s-z", "s-u", "mcca"])
+@pytest.mark.parametrize("method", ["ks", "p-smooth", "s-z", "s-u", "mcca", "convex"])
 def test_exact_recovery_when_l_is_k_permuted(method):
     K, L, truth = permuted_problem()
     seeds = {0: int(truth[0]), 7: int(truth[7]), 20: int(truth[20])}
     if method == "ks":
         trace = kernelized_sorting(K, L)
+    elif method == "convex":
+        trace = convex_sorting(K, L)
     elif method == "mcca":
         trace = mcca(K, L, {**seeds, 3: int(truth[3]), 11: int(truth[11]), 30: int(truth[30])}, dims=4)
     else:
@@ -120,4 +127,125 @@ def test_cli_bad_seeds_are_one_line_exit_2(tmp_path, seeds, message):
                  "--target", os.path.join(DATA, "names-ar.txt"), "--seeds", tmp_path / "seeds.tsv",
                  "-o", tmp_path / "a.tsv", check=False)
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "a.tsv").exists()
+
+
+def test_convex_objective_is_kernelized_sorting_on_permutations():
+    """||K pi - pi L||^2 = ||K||^2 + ||L||^2 - 2 tr(K pi L pi^T) for a permutation (Djuric et al. 2012)."""
+    K, L, _ = permuted_problem(9, seed=4)
+    for seed in range(3):
+        P = dense(np.random.default_rng(seed).permutation(9), 9)
+        expected = np.sum(K**2) + np.sum(L**2) - 2 * np.trace(K @ P @ L @ P.T)
+        assert relaxed_objective(K, L, P) == pytest.approx(expected)
+
+
+def normalised(K):
+    K = zero_diagonal(K)
+    return K / np.linalg.norm(K)
+
+
+def qp_minimum(K, L):
+    """The relaxed problem by a generic solver: min ||K P - P L||^2 over doubly stochastic P (SLSQP on
+    the n^2 entries; one of the 2n sum constraints is redundant and left out)."""
+    from scipy.optimize import minimize
+
+    n = K.shape[0]
+    A = np.vstack([np.kron(np.eye(n), np.ones(n)), np.kron(np.ones(n), np.eye(n))])[:-1]
+
+    def value_and_gradient(x):
+        P = x.reshape(n, n)
+        R = K @ P - P @ L
+        return np.sum(R * R), (2 * (K @ R - R @ L)).ravel()
+
+    result = minimize(value_and_gradient, np.full(n * n, 1 / n), jac=True, method="SLSQP", bounds=[(0, 1)] * (n * n),
+                      constraints=[{"type": "eq", "fun": lambda x: A @ x - 1, "jac": lambda x: A}],
+                      options={"ftol": 1e-15, "maxiter": 5000})
+    assert result.success
+    return result.fun
+
+
+def test_convex_frank_wolfe_reaches_the_qp_minimum_of_a_generic_solver():
+    rng = np.random.default_rng(6)
+    X, Y = rng.random((6, 3)), rng.random((6, 3))
+    K, L = X @ X.T, Y @ Y.T
+    trace = convex_sorting(K, L, max_iter=3000, tol=1e-10)
+    minimum = qp_minimum(normalised(K), normalised(L))
+    assert minimum - 1e-9 <= trace.history[-1] <= minimum * 1.01  # Frank-Wolfe converges sublinearly
+    assert trace.history[-1] < 0.8 * min(relaxed_objective(normalised(K), normalised(L), dense(m, 6))
+                                         for m in map(np.array, itertools.permutations(range(6))))
+    assert all(b <= a + 1e-12 for a, b in zip(trace.history, trace.history[1:]))  # exact line search descends
+
+
+def test_convex_rounding_finds_the_best_permutation_of_a_brute_force_search():
+    K, L, truth = permuted_problem(6, seed=2)
+    L = L + 0.01 * np.random.default_rng(0).standard_normal(L.shape)
+    L = (L + L.T) / 2
+    Kn, Ln = normalised(K), normalised(L)
+    best = min(itertools.permutations(range(6)), key=lambda m: relaxed_objective(Kn, Ln, dense(np.array(m), 6)))
+    assert convex_sorting(K, L).match.tolist() == list(best) == truth.tolist()
+
+
+def test_convex_keeps_wrong_seeds_and_matches_the_rest():
+    K, L, truth = permuted_problem(30)
+    seeds = {0: int(truth[1]), 1: int(truth[0]), 5: int(truth[5])}
+    trace = convex_sorting(K, L, seeds)
+    assert all(trace.match[s] == t for s, t in seeds.items()) and sorted(trace.match) == list(range(30))
+
+
+def test_cli_convex_on_romanised_cldr_names(tmp_path):
+    args = ["ks", "align", "-c", os.path.join(DATA, "..", "..", "configs", "ks-translit.yaml"), "--method", "convex",
+            "--source", os.path.join(DATA, "tl-ar-en.txt"), "--target", os.path.join(DATA, "tl-ar-native.txt"),
+            "--gold", os.path.join(DATA, "tl-ar-gold.tsv"), "--random-seeds", "5", "--seed", "0"]
+    run(*args, "-o", tmp_path / "a.tsv", "--summary", tmp_path / "s.json")
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["seeds"] == 5 and summary["matched"] == 40 and 5 <= summary["recovered"] <= 40
+    assert summary["gold_objective"] > 0 and "found_objective_on_gold_sources" in summary
+    # the same names gzipped and on stdin give the same alignment
+    with gzip.open(tmp_path / "en.txt.gz", "wt", encoding="utf-8") as f:
+        f.write(open(os.path.join(DATA, "tl-ar-en.txt"), encoding="utf-8").read())
+    native = open(os.path.join(DATA, "tl-ar-native.txt"), encoding="utf-8").read()
+    args[args.index(os.path.join(DATA, "tl-ar-en.txt"))] = str(tmp_path / "en.txt.gz")
+    args[args.index(os.path.join(DATA, "tl-ar-native.txt"))] = "-"
+    run(*args, "-o", tmp_path / "b.tsv", stdin=native)
+    assert (tmp_path / "a.tsv").read_bytes() == (tmp_path / "b.tsv").read_bytes()
+
+
+def test_romanise_counts_n_grams_of_the_romanised_target():
+    from anyascii import anyascii
+
+    from kcooc.ks.commands import kernels
+    from kcooc.ks.config import FeaturesConfig, KsConfig
+    from kcooc.ks.features import char_ngram_vectors, linear_kernel
+
+    native = open(os.path.join(DATA, "tl-ar-native.txt"), encoding="utf-8").read().splitlines()
+    english = open(os.path.join(DATA, "tl-ar-en.txt"), encoding="utf-8").read().splitlines()
+    _, L = kernels(KsConfig(features=FeaturesConfig(kind="chars", romanise=True)), english, native)
+    np.testing.assert_array_equal(L, linear_kernel(char_ngram_vectors([anyascii(t) for t in native])))
+    assert anyascii(native[30]) == "stwkhwlm"  # Stockholm, consonants as the paper's romanised Arabic
+
+
+@pytest.mark.parametrize("directory", [False, True])
+def test_cli_names_in_another_encoding_are_one_line_errors_naming_file_and_line(tmp_path, directory):
+    text = "Mozambique\nSão Tomé\nRome\n"
+    if directory:
+        (tmp_path / "names").mkdir()
+        (tmp_path / "names" / "a.txt").write_text("Rome\n", encoding="utf-8")
+        (tmp_path / "names" / "b.txt").write_bytes(text.encode("latin-1"))
+        source, bad = tmp_path / "names", tmp_path / "names" / "b.txt"
+    else:
+        (tmp_path / "names.txt").write_bytes(text.encode("cp1252"))
+        source = bad = tmp_path / "names.txt"
+    result = run("ks", "align", "--method", "ks", "--source", source, "--target", os.path.join(DATA, "names-ar.txt"),
+                 "-o", tmp_path / "a.tsv", check=False)
+    assert result.returncode == 2 and f"{bad}:2: invalid UTF-8" in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "a.tsv").exists()
+
+
+def test_cli_truncated_gzip_names_are_exit_2(tmp_path):
+    data = gzip.compress(open(os.path.join(DATA, "tl-ar-en.txt"), "rb").read())
+    (tmp_path / "en.txt.gz").write_bytes(data[: len(data) // 2])
+    result = run("ks", "align", "--method", "convex", "--source", tmp_path / "en.txt.gz",
+                 "--target", os.path.join(DATA, "tl-ar-native.txt"), "-o", tmp_path / "a.tsv", check=False)
+    assert result.returncode == 2 and "en.txt.gz:" in result.stderr and "truncated or corrupt input" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "a.tsv").exists()

@@ -1,4 +1,4 @@
-"""``kcooc ks align``: read objects, build kernels, run a method of align.py, write the matching."""
+"""``kcooc ks align``: read objects, build kernels, run a method (align.py, mcca.py, convex.py), write the matching."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from ..cliutils import Timer, check_outputs, guarded, load_config, require, run_
 from ..engine import make_engine
 from ..errors import InputError
 from ..io import atomic_output, read_text, text_lines
-from .align import kernelized_sorting, p_smooth
+from .align import kernelized_sorting, p_smooth, reference_kernels
 from .config import KsConfig
+from .convex import convex_sorting
 from .features import char_ngram_vectors, linear_kernel, load_kernel, tfidf_vectors
 from .mcca import mcca
+from .sorting import objective
 
 SEEDED = {"s-u": "uniform", "s-z": "zero", "mcca": None}  # methods that use seeds (and the fill of S-U/S-Z)
 
@@ -43,16 +45,39 @@ def read_pairs(path: str, source_ids: list[str], target_ids: list[str]) -> dict[
     return pairs
 
 
+def romanised(texts: list[str]) -> list[str]:
+    """The paper romanised its Arabic names before counting n-grams; anyascii (ISC) does it for any script."""
+    try:
+        from anyascii import anyascii
+    except ImportError:
+        raise InputError("features.romanise needs the anyascii package: pip install 'kcooc[data]'") from None
+    return [anyascii(text) for text in texts]
+
+
 def kernels(cfg: KsConfig, source: list[str], target: list[str]) -> tuple[np.ndarray, np.ndarray]:
     f = cfg.features
     if f.kind == "kernel":
         require(f.source_kernel and f.target_kernel, "features.kind kernel needs features.source_kernel and target_kernel")
         return load_kernel(f.source_kernel, len(source)), load_kernel(f.target_kernel, len(target))
     if f.kind == "chars":
+        if f.romanise:
+            target = romanised(target)
         return (linear_kernel(char_ngram_vectors(source, f.ngram_min, f.ngram_max)),
                 linear_kernel(char_ngram_vectors(target, f.ngram_min, f.ngram_max)))
     return (linear_kernel(tfidf_vectors(source, f.source_language, f.max_df, f.min_df)),
             linear_kernel(tfidf_vectors(target, f.target_language, f.max_df, f.min_df)))
+
+
+def gold_versus_found(K: np.ndarray, L: np.ndarray, gold: dict[int, int], match: np.ndarray) -> dict[str, float]:
+    """The reference objective (align.reference_kernels) of the true matching and of the found one,
+    both over the gold sources only: if the truth scores higher the search stalled; if lower the
+    kernels do not single out the truth."""
+    Kr, Lr = reference_kernels(K, L)
+    rows = np.fromiter(gold, dtype=np.int64, count=len(gold))
+    truth, found = np.full(match.size, -1), np.full(match.size, -1)
+    truth[rows] = [gold[r] for r in rows]
+    found[rows] = match[rows]
+    return {"gold_objective": objective(Kr, Lr, truth), "found_objective_on_gold_sources": objective(Kr, Lr, found)}
 
 
 @click.group()
@@ -65,12 +90,13 @@ def ks():
 @click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
 @click.option("--source", required=True, help="Source objects: a file (one per line) or a directory (a document per file).")
 @click.option("--target", required=True, help="Target objects, as --source.")
-@click.option("--seeds", "seeds_path", default=None, help="Seed alignments: source_id<TAB>target_id per line.")
+@click.option("--seeds", "seeds_path", default=None,
+              help="Seed alignments: source_id<TAB>target_id per line (s-u, s-z, mcca; optional for convex).")
 @click.option("--random-seeds", type=click.IntRange(min=1), default=None,
               help="Draw this many seed pairs from --gold with --seed (the paper used 10).")
 @click.option("--gold", "gold_path", default=None, help="True alignments (as --seeds): report how many are recovered.")
 @click.option("--output", "-o", default="-", show_default=True, help="source_id<TAB>target_id<TAB>confidence lines.")
-@click.option("--method", type=click.Choice(["ks", "p-smooth", "s-u", "s-z", "mcca"]), default=None,
+@click.option("--method", type=click.Choice(["ks", "p-smooth", "s-u", "s-z", "mcca", "convex"]), default=None,
               help="[config: method]")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Processes for the p sweep.")
 @run_options
@@ -103,9 +129,11 @@ def align_command(config_path, source, target, seeds_path, random_seeds, gold_pa
     require(cfg.method not in SEEDED or seeds, f"method {cfg.method} needs seed alignments (--seeds or --random-seeds)")
     K, L = kernels(cfg, source_texts, target_texts)
     summary = {"command": "ks align", "method": cfg.method, "sources": len(source_ids), "targets": len(target_ids),
-               "seeds": len(seeds) if cfg.method in SEEDED else 0}
+               "seeds": len(seeds) if cfg.method in SEEDED or cfg.method == "convex" else 0}
     if cfg.method == "ks":
         trace = kernelized_sorting(K, L, step=cfg.ks_step, max_iter=cfg.max_iter)
+    elif cfg.method == "convex":
+        trace = convex_sorting(K, L, seeds, max_iter=cfg.convex_iter)
     elif cfg.method == "mcca":
         trace = mcca(K, L, seeds, dims=cfg.mcca_dims, reg=cfg.mcca_reg, delta=cfg.delta)
     else:
@@ -122,5 +150,6 @@ def align_command(config_path, source, target, seeds_path, random_seeds, gold_pa
     if gold is not None:
         summary["recovered"] = sum(int(trace.match[s] == t) for s, t in gold.items())
         summary["gold"] = len(gold)
+        summary.update(gold_versus_found(K, L, gold, trace.match))
         click.echo(f"recovered {summary['recovered']} of {len(gold)} gold pairs ({cfg.method})", err=True)
     write_summary(summary_path, summary)

@@ -20,6 +20,8 @@ class FeaturesConfig:
     min_df: int = option(1, "tfidf: drop words in fewer documents than this")
     ngram_min: int = option(1, "chars: shortest character n-gram")
     ngram_max: int = option(3, "chars: longest character n-gram")
+    romanise: bool = option(False, "chars: romanise the target side with anyascii before counting n-grams (the paper "
+                            "romanised its Arabic names); needs the anyascii package (kcooc[data])")
     source_kernel: Union[str, None] = option(None, "kernel: .npy (n x n) kernel matrix of the source objects")
     target_kernel: Union[str, None] = option(None, "kernel: .npy kernel matrix of the target objects")
 
@@ -31,15 +33,17 @@ class FeaturesConfig:
 @dataclasses.dataclass
 class KsConfig:
     features: FeaturesConfig = section(FeaturesConfig, "how objects become kernel matrices")
-    method: Literal["ks", "p-smooth", "s-u", "s-z", "mcca"] = option(
+    method: Literal["ks", "p-smooth", "s-u", "s-z", "mcca", "convex"] = option(
         "s-z", "ks: the baseline; p-smooth: sub-polynomial sweep; s-u / s-z: p-smooth with seeds, uniform / zero "
-        "weights for unconfident alignments (paper Table 1); mcca: matching CCA on the seeds")
+        "weights for unconfident alignments (paper Table 1); mcca: matching CCA on the seeds; convex: convex "
+        "kernelized sorting (Djuric et al. 2012) by Frank-Wolfe, with the seeds if any are given")
     p_start: float = option(0.05, "p-smooth grid: first p (the paper: 0.01)")
     p_stop: float = option(1.0, "p-smooth grid: last p")
     p_step: float = option(0.05, "p-smooth grid: step (the paper: 0.01)")
     delta: int = option(2, "s-u / s-z / mcca: new confident alignments added per iteration")
     max_iter: int = option(100, "ks / p-smooth: iterations per start at most")
     ks_step: float = option(0.5, "ks: weight of the new LAP solution in the convex combination")
+    convex_iter: int = option(300, "convex: Frank-Wolfe iterations at most")
     mcca_dims: int = option(20, "mcca: kernel PCA dimensions per side")
     mcca_reg: float = option(0.1, "mcca: ridge added to the covariances")
     seed: int = option(0, "seed for --random-seeds")
@@ -47,8 +51,8 @@ class KsConfig:
     def validate(self) -> None:
         if not 0 < self.p_start <= self.p_stop or self.p_step <= 0:
             raise InputError("need 0 < p_start <= p_stop and p_step > 0")
-        if self.delta < 1 or self.max_iter < 1 or not 0 < self.ks_step <= 1 or self.mcca_dims < 1:
-            raise InputError("delta, max_iter, mcca_dims >= 1 and 0 < ks_step <= 1 are required")
+        if self.delta < 1 or self.max_iter < 1 or self.convex_iter < 1 or not 0 < self.ks_step <= 1 or self.mcca_dims < 1:
+            raise InputError("delta, max_iter, convex_iter, mcca_dims >= 1 and 0 < ks_step <= 1 are required")
 
     def p_values(self) -> list[float]:
         count = int(round((self.p_stop - self.p_start) / self.p_step)) + 1
