@@ -83,7 +83,9 @@ def _naive_bayes_log_posteriors(data, offsets, next_state, output_ptr, output_fe
         for c in range(n_languages):
             if row[c] - top > -50.0:  # smaller terms change no digit of the sum (and would underflow)
                 total += np.exp(np.float64(row[c] - top))
-        row -= np.float32(top + np.log(total))
+        log_total = np.float32(np.log(total))
+        for c in range(n_languages):
+            row[c] = (row[c] - top) - log_total  # in this order: exact differences near the top
     return scores
 
 

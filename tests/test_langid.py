@@ -13,8 +13,9 @@ from kcooc.langid import BLOCK_TEXTS, LanguageIdentifier, check_language_code
 
 
 def real_lines():
-    """Real lines in many languages: Debian description and gettext segments (tests/data)."""
-    lines = []
+    """Real lines: Debian description segments in 19 languages, then en-ja descriptions and UI strings."""
+    with open(f"{DATA}/langid-lines.tsv", encoding="utf-8") as f:
+        lines = [row.rstrip("\n").split("\t")[2] for row in f]
     with open(f"{DATA}/en-ja.tsv", encoding="utf-8") as f:
         for row in f:
             lines += row.rstrip("\n").split("\t")[:2]
@@ -55,13 +56,12 @@ def test_equals_py3langid_line_by_line(lid, reference):
     assert ours.shape == (len(texts), 97) and ours.dtype == np.float32
     predicted = lid.predict(texts)
     assert list(predicted) == [py3langid.classify(text)[0] for text in texts]
-    assert list(predicted) == [model.rank(text)[0][0] for text in texts]
     for text, row in zip(texts, ours):
         raw = scores(text)
         # float32 sums of ~1 term per byte: the error grows with the score's magnitude
         np.testing.assert_allclose(row, log_softmax(raw), rtol=0, atol=2e-5 * np.abs(raw).max() + 1e-4)
     np.testing.assert_allclose(np.exp(ours.astype(np.float64)).sum(axis=1), 1, rtol=1e-5)
-    assert set(predicted) >= {"en", "ja"}
+    assert set(predicted) >= {"en", "ja", "de", "fr", "ru", "zh", "ko", "pl", "nl"}
 
 
 def test_probability_is_the_column(lid):
