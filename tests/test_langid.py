@@ -13,13 +13,13 @@ from kcooc.langid import BLOCK_TEXTS, LanguageIdentifier, check_language_code
 
 
 def real_lines():
-    """Real lines: Debian description segments in 19 languages, then en-ja descriptions and UI strings."""
+    """Real lines: Debian description segments in 19 languages, then 300 en-ja pairs of
+    descriptions (long paragraphs among them) and UI strings."""
     with open(f"{DATA}/langid-lines.tsv", encoding="utf-8") as f:
         lines = [row.rstrip("\n").split("\t")[2] for row in f]
     with open(f"{DATA}/en-ja.tsv", encoding="utf-8") as f:
-        for row in f:
-            lines += row.rstrip("\n").split("\t")[:2]
-    return lines
+        rows = [row.rstrip("\n").split("\t") for row in f]
+    return lines + [text for row in rows[::4][:300] for text in row[:2]]
 
 
 @pytest.fixture(scope="module")
