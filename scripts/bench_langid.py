@@ -101,7 +101,10 @@ def detectors(test_languages: list[str]) -> dict:
         import pycld2
 
         def code(text):
-            found = pycld2.detect(text)[2][0][1]
+            try:
+                found = pycld2.detect(text)[2][0][1]
+            except pycld2.error:  # rejects some valid text (C1 control characters): counted as wrong
+                return "error"
             return {"un": "none", "zh-Hant": "zh"}.get(found, found)
 
         return lambda texts: [code(text) for text in texts]
@@ -146,7 +149,8 @@ def main() -> None:
         predicted, seconds = timed(predict, texts)
         results[name] = (np.array(predicted), load_seconds, seconds)
         print(f"{name}: load {load_seconds:.2f} s, {len(texts) / seconds:,.0f} lines/s, "
-              f"accuracy {accuracy(gold, predicted):.3f}", flush=True)
+              f"accuracy {accuracy(gold, predicted):.3f}, no answer {Counter(predicted)['none']}, "
+              f"errors {Counter(predicted)['error']}", flush=True)
     if args.py3langid04:
         output = subprocess.run([args.py3langid04, "-c", PY3LANGID04], input=json.dumps(texts), text=True,
                                 capture_output=True, check=True).stdout
@@ -166,8 +170,8 @@ def main() -> None:
              "lazily when a text first needs it, so part of its loading falls in the timed run).", "",
              "## Speed and accuracy", "",
              "| detector | load (s) | lines/s | ours is x faster | " +
-             " | ".join(f"{d} short | {d} long" for d in DOMAINS) + " | all |",
-             "|---|---|---|---|" + "---|---|" * len(DOMAINS) + "---|"]
+             " | ".join(f"{d} short | {d} long" for d in DOMAINS) + " | all | no answer |",
+             "|---|---|---|---|" + "---|---|" * len(DOMAINS) + "---|---|"]
     for name in names:
         predicted, load_seconds, seconds = results[name]
         cells = []
@@ -175,7 +179,7 @@ def main() -> None:
             for c in ("short", "long"):
                 cells.append(f"{accuracy(gold, predicted, (domain == d) & (length_class == c)):.3f}")
         lines.append(f"| {name} | {load_seconds:.2f} | {len(texts) / seconds:,.0f} | {seconds / ours_seconds:,.1f} | "
-                     + " | ".join(cells) + f" | {accuracy(gold, predicted):.3f} |")
+                     + " | ".join(cells) + f" | {accuracy(gold, predicted):.3f} | {int(np.isin(predicted, ['none', 'error']).sum())} |")
     lines += ["", "Segments per domain and class: " + "; ".join(
         f"{d} {int(((domain == d) & (length_class == c)).sum()):,} {c}" for d in DOMAINS for c in ("short", "long")), ""]
 
