@@ -1,0 +1,156 @@
+"""The learned pair-quality score: every feature of a pair -> probability that the pair is clean.
+
+A logistic regression on standardised features (plus the distance of each length ratio from its
+clean median, so that too long and too short both count against a pair) is trained on a seeded
+sample of the corpus's own pairs (clean) against one synthetic noisy copy of each (noise.py),
+with a held-out share to report accuracy and ROC-AUC. Logistic regression outputs calibrated
+probabilities under its own log loss, and its per-feature contributions name the strongest
+reason a pair scored low.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..errors import InputError
+from ..metrics import roc_auc
+from ..text import TextStats
+from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features
+from .noise import NOISE_KINDS, synthesize
+
+DEVIATIONS = ("char_ratio", "word_ratio")
+
+
+def feature_names(src_lang: str | None, tgt_lang: str | None, languages: bool = True) -> list[str]:
+    """Features in the order of the columns: the per-pair ones (kept per line from the screen pass),
+    then PHSIC and the ones from corpus statistics."""
+    language = [name for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if languages and code]
+    return [*PAIR_FEATURES, *language, "phsic", *CORPUS_FEATURES]
+
+
+class FeatureExtractor:
+    """Every feature of a block of pairs. Built once per worker: the language identifier, PHSIC
+    (a fitted :class:`~kcooc.phsic.model.PHSIC` with the pair encoders) and the corpus model."""
+
+    def __init__(self, names: list[str], src_lang: str | None, tgt_lang: str | None, encoders=None, phsic=None,
+                 corpus: CorpusModel | None = None):
+        self.names = names
+        self.languages = [code for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if name in names]
+        self.sides = [side for side, name in enumerate(LANGUAGE_FEATURES) if name in names]
+        self.pair_width = len(PAIR_FEATURES) + len(self.sides)
+        self.encoders, self.phsic, self.corpus = encoders, phsic, corpus
+        self.identifier = None
+        if self.sides:
+            from ..langid import LanguageIdentifier
+
+            self.identifier = LanguageIdentifier()
+
+    def pair(self, src: list[str], tgt: list[str], src_words: np.ndarray, tgt_words: np.ndarray) -> np.ndarray:
+        """The per-pair features (lengths, agreement, language ID), (n, pair_width) float32."""
+        columns = [pair_features(src, tgt, src_words, tgt_words)]
+        for side, code in zip(self.sides, self.languages):
+            columns.append(self.identifier.probability((src, tgt)[side], code).astype(np.float32)[:, None])
+        return np.hstack(columns)
+
+    def statistical(self, src: list[str], tgt: list[str], X, Y) -> np.ndarray:
+        """PHSIC of the encoded pairs and the corpus-statistics features, (n, 7) float32."""
+        return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt)])
+
+    def __call__(self, src: list[str], tgt: list[str]) -> np.ndarray:
+        """Every feature, from the texts alone (used for the training examples)."""
+        X, Y = self.encoders[0].encode(src), self.encoders[1].encode(tgt)
+        pair = self.pair(src, tgt, TextStats(src).words, TextStats(tgt).words)
+        return np.hstack([pair, self.statistical(src, tgt, X, Y)])
+
+
+class PairClassifier:
+    """Standardise, then logistic regression; ``predict_proba`` gives p(clean)."""
+
+    def __init__(self, names: list[str], regularization: float = 1.0, seed: int = 0):
+        self.names, self.regularization, self.seed = list(names), regularization, seed
+        self.deviation_columns = [self.names.index(name) for name in DEVIATIONS if name in self.names]
+
+    @property
+    def expanded_names(self) -> list[str]:
+        return self.names + [f"{self.names[j]}_deviation" for j in self.deviation_columns]
+
+    def _expand(self, F: np.ndarray) -> np.ndarray:
+        F = np.asarray(F, dtype=np.float64)
+        return np.hstack([F, np.abs(F[:, self.deviation_columns] - self.medians_)])
+
+    def fit(self, F: np.ndarray, clean: np.ndarray) -> "PairClassifier":
+        from sklearn.linear_model import LogisticRegression
+
+        clean = np.asarray(clean, dtype=bool)
+        self.medians_ = np.median(np.asarray(F, dtype=np.float64)[clean][:, self.deviation_columns], axis=0)
+        Z = self._expand(F)
+        self.mean_, self.scale_ = Z.mean(axis=0), Z.std(axis=0)
+        self.scale_[self.scale_ == 0] = 1.0
+        Z = (Z - self.mean_) / self.scale_
+        model = LogisticRegression(C=self.regularization, max_iter=2000, tol=1e-8).fit(Z, clean)
+        self.coef_, self.intercept_ = model.coef_.ravel().astype(np.float64), float(model.intercept_[0])
+        self.reference_ = Z[clean].mean(axis=0)  # the average clean pair, standardised
+        return self
+
+    def standardised(self, F: np.ndarray) -> np.ndarray:
+        return (self._expand(F) - self.mean_) / self.scale_
+
+    def predict_proba(self, F: np.ndarray) -> np.ndarray:
+        """p(clean | features) of each row (float64)."""
+        z = self.standardised(F) @ self.coef_ + self.intercept_
+        return 0.5 * (1.0 + np.tanh(0.5 * z))  # the logistic function, without overflow
+
+    def weakest(self, F: np.ndarray) -> np.ndarray:
+        """Index (into ``expanded_names``) of the feature that lowers each row's score the most
+        against the average clean pair: argmin_j coef_j (z_j - mean clean z_j)."""
+        return np.argmin(self.coef_ * (self.standardised(F) - self.reference_), axis=1)
+
+    # -- persistence ------------------------------------------------------------------------------
+    def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        return ({"names": self.names, "regularization": self.regularization, "seed": self.seed,
+                 "intercept": self.intercept_},
+                {"medians": self.medians_, "mean": self.mean_, "scale": self.scale_, "coef": self.coef_,
+                 "reference": self.reference_})
+
+    @classmethod
+    def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PairClassifier":
+        model = cls(params["names"], params["regularization"], params["seed"])
+        width = len(model.expanded_names)
+        for key, size in (("medians", len(model.deviation_columns)), ("mean", width), ("scale", width),
+                          ("coef", width), ("reference", width)):
+            if key not in arrays or arrays[key].shape != (size,):
+                raise InputError(f"classifier array {key!r} is missing or has the wrong shape")
+        model.medians_, model.mean_, model.scale_ = arrays["medians"], arrays["mean"], arrays["scale"]
+        model.coef_, model.reference_, model.intercept_ = arrays["coef"], arrays["reference"], float(params["intercept"])
+        return model
+
+
+def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
+          validation: float, regularization: float, seed: int) -> tuple[PairClassifier, dict]:
+    """Fit a :class:`PairClassifier` on the clean ``(src, tgt)`` against their synthetic noise.
+
+    ``features(src, tgt)`` returns the feature rows. A seeded ``validation`` share of the clean
+    pairs, with their noisy copies, is held out; returns the classifier and its held-out report.
+    """
+    if len(src) < 10:
+        raise InputError(f"only {len(src)} pairs pass the rules: too few to learn a score from (need 10)")
+    noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed)
+    F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
+    clean = np.repeat([True, False], len(src))
+    held = np.tile(np.random.default_rng(seed + 1).random(len(src)) < validation, 2)
+    classifier = PairClassifier(names, regularization, seed).fit(F[~held], clean[~held])
+    p = classifier.predict_proba(F[held])
+    truth, kinds_held = clean[held], kinds[held[len(src):]]
+    noise_p = p[~truth]
+    report = {
+        "train_pairs": int((~held).sum()), "validation_pairs": int(held.sum()),
+        "validation_accuracy": round(float(np.mean((p >= 0.5) == truth)), 4),
+        "validation_roc_auc": round(roc_auc(truth, p), 4),
+        "validation_log_loss": round(float(-np.mean(np.log(np.clip(np.where(truth, p, 1 - p), 1e-15, 1)))), 4),
+        "validation_recall_by_noise": {kind: round(float(np.mean(noise_p[kinds_held == k] < 0.5)), 4)
+                                       for k, kind in enumerate(NOISE_KINDS) if np.any(kinds_held == k)},
+    }
+    return classifier, report
+
