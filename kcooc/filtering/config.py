@@ -52,6 +52,13 @@ class RulesConfig:
         if not 0 <= self.min_script_ratio <= 1:
             raise InputError("rules.min_script_ratio must be in [0, 1]")
 
+    def length_ratio(self) -> float | None:
+        """max_length_ratio, with auto resolved by the declared languages' scripts."""
+        if self.max_length_ratio != "auto":
+            return self.max_length_ratio
+        wide = [language in WIDE_SCRIPTS for language in (self.src_language, self.tgt_language)]
+        return 8.0 if wide[0] != wide[1] else 3.0
+
 
 @dataclasses.dataclass
 class SelectConfig:
@@ -114,11 +121,9 @@ class FilterConfig(PhsicConfig):
                 from ..langid import check_language_code
 
                 check_language_code(code)
-        # declared languages fill the script rule and the automatic length ratio
+        # declared languages fill the script rule (and so the automatic length ratio)
         if self.rules.src_language is None:
             self.rules.src_language = SCRIPT_LANGUAGE.get(self.src_lang)
         if self.rules.tgt_language is None:
             self.rules.tgt_language = SCRIPT_LANGUAGE.get(self.tgt_lang)
-        if self.rules.max_length_ratio == "auto":
-            wide = [language in WIDE_SCRIPTS for language in (self.rules.src_language, self.rules.tgt_language)]
-            self.rules.max_length_ratio = 8.0 if wide[0] != wide[1] else 3.0
+

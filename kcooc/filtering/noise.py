@@ -34,12 +34,14 @@ def _units(text: str) -> tuple[list[str], str]:
 
 def _prefix(text: str, share: float) -> str:
     units, joiner = _units(text)
-    return joiner.join(units[: max(1, int(len(units) * share))])
+    return joiner.join(units[: max(1, min(len(units) - 1, int(len(units) * share)))])
 
 
 def _drop(text: str, share: float, rng: np.random.Generator) -> str:
     units, joiner = _units(text)
     keep = rng.random(len(units)) >= share
+    if keep.all():  # drop at least one unit
+        keep[int(rng.integers(len(units)))] = False
     if not keep.any():
         keep[int(rng.integers(len(units)))] = True
     return joiner.join(u for u, k in zip(units, keep) if k)
