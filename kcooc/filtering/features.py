@@ -158,13 +158,21 @@ def punctuation_agreement(src: list[str], tgt: list[str]) -> np.ndarray:
 
 
 # -- tokens and character trigrams -------------------------------------------------------------
-def token_ids(sentences: list[str], buckets: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
+def lowered(sentences: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Code points of the lower-cased sentences, each followed by an end mark (newline), the
+    sentence of each code point, and the number of sentences: the input of token_ids/trigram_ids."""
+    codes, sentence_of, _ = code_points([s.lower() for s in sentences] + [""], "\n")
+    return codes, sentence_of, len(sentences)
+
+
+def token_ids(text: tuple, buckets: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
     """Each sentence's distinct hashed token ids (int32 in [0, buckets)) as CSR rows (ids, indptr).
 
-    At most ``limit`` ids per sentence, the smallest: a pseudo-random subset of its words, which
-    keeps the lexical model's cost per pair bounded (|s| x |t| look-ups) on long descriptions.
+    ``text`` is ``lowered(sentences)``. At most ``limit`` ids per sentence, the smallest: a
+    pseudo-random subset of its words, which keeps the lexical model's cost per pair bounded
+    (|s| x |t| look-ups) on long descriptions.
     """
-    codes, sentence_of, _ = code_points([s.lower() for s in sentences], " ")
+    codes, sentence_of, n = text
     in_token = ~_is_separator(codes)
     cjk = _CJK[np.minimum(codes, 0xFFFF)]
     previous_in, previous_cjk = np.concatenate([[False], in_token[:-1]]), np.concatenate([[False], cjk[:-1]])
@@ -174,29 +182,45 @@ def token_ids(sentences: list[str], buckets: int, limit: int) -> tuple[np.ndarra
     ids = _hash_spans(codes, starts, ends) % buckets
     keys = _distinct(sentence_of[starts] * buckets + ids)
     sentence, ids = keys // buckets, (keys % buckets).astype(np.int32)
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(sentence, minlength=len(sentences)))])
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(sentence, minlength=n))])
     rank = np.arange(keys.size) - indptr[sentence]
     kept = rank < limit
     indptr = np.concatenate([[0], np.cumsum(np.minimum(np.diff(indptr), limit))])
     return ids[kept], indptr
 
 
-def trigram_ids(sentences: list[str], buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def trigram_ids(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Hashed ids of every character trigram and of its first two characters, and its sentence.
 
-    Each sentence is followed by an end mark, so a trigram may end a sentence but not span two.
+    ``text`` is ``lowered(sentences)``: each sentence is followed by an end mark, so a trigram
+    may end a sentence but not span two. The hash is splitmix64 of the three code points packed
+    into 63 bits (code points are < 2^21).
     """
-    codes, sentence_of, _ = code_points([s.lower() for s in sentences], "\n")
-    codes = np.concatenate([codes, [ord("\n")]]).astype(np.uint32)
-    sentence_of = np.concatenate([sentence_of, [len(sentences) - 1]]) if sentences else sentence_of
-    start = np.flatnonzero(sentence_of[:-2] == sentence_of[2:]) if codes.size >= 3 else np.zeros(0, np.int64)
-    start = start[codes[start] != ord("\n")]  # not starting on the previous sentence's end mark
-    c = codes.astype(np.uint64)  # code points < 2^21: three fit in one uint64 exactly
-    context = c[start] | c[start + 1] << np.uint64(21)
-    trigram = mix64(context | c[start + 2] << np.uint64(42))
-    context = mix64(context)
-    bucket = np.uint64(buckets)
-    return (trigram % bucket).astype(np.int64), (context % bucket).astype(np.int64), sentence_of[start]
+    codes, sentence_of, _ = text
+    return _trigrams(codes.astype(np.uint64), sentence_of, np.uint64(buckets))
+
+
+@numba.njit(cache=True, nogil=True)
+def _mix(x):  # pragma: no cover - compiled; splitmix64's finaliser, as encoders.mix64
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@numba.njit(cache=True, nogil=True)
+def _trigrams(codes, sentence_of, buckets):  # pragma: no cover - compiled
+    size = max(len(codes) - 2, 0)
+    trigram, context, sentence = np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size, np.int64)
+    k = 0
+    for i in range(size):
+        if codes[i] == 10 or sentence_of[i] != sentence_of[i + 2]:
+            continue
+        pair = codes[i] | (codes[i + 1] << np.uint64(21))
+        trigram[k] = np.int64(_mix(pair | (codes[i + 2] << np.uint64(42))) % buckets)
+        context[k] = np.int64(_mix(pair) % buckets)
+        sentence[k] = sentence_of[i]
+        k += 1
+    return trigram[:k], context[:k], sentence[:k]
 
 
 # -- corpus statistics -------------------------------------------------------------------------
@@ -215,6 +239,7 @@ class CorpusCounts:
     @classmethod
     def count(cls, src: list[str], tgt: list[str], lexical_buckets: int, fluency_buckets: int) -> "CorpusCounts":
         lexical = np.zeros((lexical_buckets, lexical_buckets), dtype=np.int32)  # int64 once merged
+        src, tgt = lowered(src), lowered(tgt)
         s_ids, s_ptr = token_ids(src, lexical_buckets, TOKEN_LIMIT)
         t_ids, t_ptr = token_ids(tgt, lexical_buckets, TOKEN_LIMIT)
         _count_cooccurrences(s_ptr, s_ids, t_ptr, t_ids, lexical)
@@ -255,6 +280,7 @@ class CorpusModel:
 
     def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
         """The CORPUS_FEATURES of each pair, (n, 6) float32."""
+        src, tgt = lowered(src), lowered(tgt)
         s_ids, s_ptr = token_ids(src, self.lexical_buckets, TOKEN_LIMIT)
         t_ids, t_ptr = token_ids(tgt, self.lexical_buckets, TOKEN_LIMIT)
         floor = np.log(1.0 / self.lexical_buckets)
@@ -263,11 +289,11 @@ class CorpusModel:
         fluency = [self.fluency(side, i) for i, side in enumerate((src, tgt))]
         return np.column_stack([tgt_scores, src_scores, *fluency]).astype(np.float32)
 
-    def fluency(self, sentences: list[str], side: int) -> np.ndarray:
+    def fluency(self, text: tuple, side: int) -> np.ndarray:
         """Mean log p(c | ab) over each sentence's character trigrams (log 1/K without any)."""
-        trigram, context, sentence = trigram_ids(sentences, self.fluency_buckets)
+        trigram, context, sentence = trigram_ids(text, self.fluency_buckets)
         log_p = self.log_trigram[side, trigram] - self.log_context[side, context]
-        n = len(sentences)
+        n = text[2]
         total, count = np.bincount(sentence, log_p, minlength=n), np.bincount(sentence, minlength=n)
         return np.where(count > 0, total / np.maximum(count, 1), np.log(1.0 / self.alphabet))
 

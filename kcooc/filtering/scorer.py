@@ -89,7 +89,7 @@ class PairClassifier:
         self.mean_, self.scale_ = Z.mean(axis=0), Z.std(axis=0)
         self.scale_[self.scale_ == 0] = 1.0
         Z = (Z - self.mean_) / self.scale_
-        model = LogisticRegression(C=self.regularization, max_iter=2000, tol=1e-8).fit(Z, clean)
+        model = LogisticRegression(C=self.regularization, max_iter=1000, tol=1e-6).fit(Z, clean)
         self.coef_, self.intercept_ = model.coef_.ravel().astype(np.float64), float(model.intercept_[0])
         self.reference_ = Z[clean].mean(axis=0)  # the average clean pair, standardised
         return self
