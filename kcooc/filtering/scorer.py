@@ -1,11 +1,13 @@
 """The learned pair-quality score: every feature of a pair -> probability that the pair is clean.
 
-A logistic regression on standardised features (plus the distance of each length ratio from its
-clean median, so that too long and too short both count against a pair) is trained on a seeded
-sample of the corpus's own pairs (clean) against one synthetic noisy copy of each (noise.py),
-with a held-out share to report accuracy and ROC-AUC. Logistic regression outputs calibrated
-probabilities under its own log loss, and its per-feature contributions name the strongest
-reason a pair scored low.
+A logistic regression on the standardised features z (plus the distance of each length ratio
+from its clean median, so that too long and too short both count against a pair), their squares
+and pairwise products (a quadratic decision function: interactions such as "a low lexical score
+matters less on a short pair") is trained on a seeded sample of the corpus's own pairs (clean)
+against one synthetic noisy copy of each (noise.py), with a held-out share to report accuracy and
+ROC-AUC. Logistic regression outputs calibrated probabilities under its own log loss. The
+strongest reason a pair scored low is the feature whose value, set to the average clean pair's,
+raises its score most.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ class FeatureExtractor:
 
 
 class PairClassifier:
-    """Standardise, then logistic regression; ``predict_proba`` gives p(clean)."""
+    """Standardise, expand to degree 2, then logistic regression; ``predict_proba`` gives p(clean)."""
 
     def __init__(self, names: list[str], regularization: float = 1.0, seed: int = 0):
         self.names, self.regularization, self.seed = list(names), regularization, seed
@@ -89,7 +91,8 @@ class PairClassifier:
         self.mean_, self.scale_ = Z.mean(axis=0), Z.std(axis=0)
         self.scale_[self.scale_ == 0] = 1.0
         Z = (Z - self.mean_) / self.scale_
-        model = LogisticRegression(C=self.regularization, max_iter=1000, tol=1e-6).fit(Z, clean)
+        model = LogisticRegression(C=self.regularization, solver="newton-cholesky", max_iter=100, tol=1e-6)
+        model.fit(self._terms(Z), clean)
         self.coef_, self.intercept_ = model.coef_.ravel().astype(np.float64), float(model.intercept_[0])
         self.reference_ = Z[clean].mean(axis=0)  # the average clean pair, standardised
         return self
@@ -97,15 +100,27 @@ class PairClassifier:
     def standardised(self, F: np.ndarray) -> np.ndarray:
         return (self._expand(F) - self.mean_) / self.scale_
 
+    @staticmethod
+    def _terms(Z: np.ndarray) -> np.ndarray:
+        """[z, z_i z_j for i <= j] (the order of scikit-learn's PolynomialFeatures(2))."""
+        i, j = np.triu_indices(Z.shape[1])
+        return np.hstack([Z, Z[:, i] * Z[:, j]])
+
     def predict_proba(self, F: np.ndarray) -> np.ndarray:
         """p(clean | features) of each row (float64)."""
-        z = self.standardised(F) @ self.coef_ + self.intercept_
+        z = self._terms(self.standardised(F)) @ self.coef_ + self.intercept_
         return 0.5 * (1.0 + np.tanh(0.5 * z))  # the logistic function, without overflow
 
     def weakest(self, F: np.ndarray) -> np.ndarray:
-        """Index (into ``expanded_names``) of the feature that lowers each row's score the most
-        against the average clean pair: argmin_j coef_j (z_j - mean clean z_j)."""
-        return np.argmin(self.coef_ * (self.standardised(F) - self.reference_), axis=1)
+        """Index (into ``expanded_names``) of the feature whose value, replaced by the average clean
+        pair's, raises each row's decision value most."""
+        Z = self.standardised(F)
+        gains = np.empty_like(Z)
+        for k in range(Z.shape[1]):
+            moved = Z.copy()
+            moved[:, k] = self.reference_[k]
+            gains[:, k] = self._terms(moved) @ self.coef_
+        return np.argmax(gains, axis=1)
 
     # -- persistence ------------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
@@ -119,7 +134,7 @@ class PairClassifier:
         model = cls(params["names"], params["regularization"], params["seed"])
         width = len(model.expanded_names)
         for key, size in (("medians", len(model.deviation_columns)), ("mean", width), ("scale", width),
-                          ("coef", width), ("reference", width)):
+                          ("coef", width + width * (width + 1) // 2), ("reference", width)):
             if key not in arrays or arrays[key].shape != (size,):
                 raise InputError(f"classifier array {key!r} is missing or has the wrong shape")
         model.medians_, model.mean_, model.scale_ = arrays["medians"], arrays["mean"], arrays["scale"]
