@@ -279,7 +279,7 @@ def naive_pair_features(s, t):
 
 def test_pair_features_equal_a_per_pair_reference():
     src, tgt = excerpt()
-    got = feat.pair_features(src, tgt, TextStats(src).words, TextStats(tgt).words)
+    got = feat.pair_features(src, tgt, TextStats(src), TextStats(tgt))
     expected = np.array([naive_pair_features(s, t) for s, t in zip(src, tgt)])
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
     rows = {s: row for s, row in zip(src, got)}
@@ -435,7 +435,7 @@ def test_training_is_seeded_and_reports_held_out_numbers():
     src, tgt = read_en_ja(600)
 
     def features(s, t):
-        return feat.pair_features(s, t, Stats(s).words, Stats(t).words)
+        return feat.pair_features(s, t, Stats(s), Stats(t))
 
     first, report = train(features, list(feat.PAIR_FEATURES), src, tgt, 0.25, 1.0, seed=7)
     second, again = train(features, list(feat.PAIR_FEATURES), src, tgt, 0.25, 1.0, seed=7)

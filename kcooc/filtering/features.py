@@ -28,7 +28,7 @@ import numba
 import numpy as np
 
 from ..encoders import _is_separator, mix64
-from ..text import code_points
+from ..text import TextStats, code_points
 
 AGREEMENT = ("numbers", "placeholders", "urls", "capitals")
 PAIR_FEATURES = ("src_chars", "tgt_chars", "char_ratio", "word_ratio", *AGREEMENT, "punctuation")
@@ -65,20 +65,18 @@ for _low, _high in [(0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF90
 
 
 # -- pair features -----------------------------------------------------------------------------
-def pair_features(src: list[str], tgt: list[str], src_words: np.ndarray, tgt_words: np.ndarray) -> np.ndarray:
-    """The PAIR_FEATURES of each pair, (n, 9) float32; ``*_words``: whitespace word counts."""
-    src_chars = np.fromiter(map(len, src), np.float64, len(src))
-    tgt_chars = np.fromiter(map(len, tgt), np.float64, len(tgt))
-    columns = [np.log1p(src_chars), np.log1p(tgt_chars), np.log1p(tgt_chars) - np.log1p(src_chars),
-               np.log1p(tgt_words) - np.log1p(src_words)]
-    columns += [item_agreement(matched_items(src, kind), matched_items(tgt, kind), len(src)) for kind in AGREEMENT]
-    columns.append(punctuation_agreement(src, tgt))
+def pair_features(src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
+    """The PAIR_FEATURES of each pair, (n, 9) float32; ``s``, ``t``: the sides' text statistics."""
+    columns = [np.log1p(s.lengths), np.log1p(t.lengths), np.log1p(t.lengths) - np.log1p(s.lengths),
+               np.log1p(t.words) - np.log1p(s.words)]
+    columns += [item_agreement(matched_items(src, s, kind), matched_items(tgt, t, kind), len(src)) for kind in AGREEMENT]
+    columns.append(punctuation_agreement(s, t))
     return np.stack(columns, axis=1).astype(np.float32)
 
 
-def matched_items(sentences: list[str], kind: str) -> tuple[np.ndarray, np.ndarray]:
+def matched_items(sentences: list[str], stats: TextStats, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(sentence index, 32-bit hash) of every number / placeholder / URL / capitalised token."""
-    codes, sentence_of, _ = code_points(sentences)
+    codes, sentence_of = stats.codes, stats.sentence_of
     if kind == "numbers":
         digits = _DIGIT_VALUE[np.minimum(codes, 0xFFFF)]  # full-width and other decimal digits as ASCII
         return _runs(np.where(digits >= 0, digits + 48, -1), sentence_of)
@@ -90,7 +88,7 @@ def matched_items(sentences: list[str], kind: str) -> tuple[np.ndarray, np.ndarr
         return sentence_of[starts[upper]], _hash_spans(codes, starts[upper], ends[upper])
     # regular expressions only on the sentences that hold a trigger character (most hold none)
     candidates = np.flatnonzero(np.bincount(sentence_of[_TRIGGERS[kind][np.minimum(codes, 0xFFFF)]],
-                                            minlength=len(sentences)))
+                                            minlength=stats.lengths.size))
     positions, hashes = [], []
     for index in candidates.tolist():
         for match in PATTERNS[kind].finditer(sentences[index]):
@@ -143,16 +141,15 @@ def _distinct(keys: np.ndarray) -> np.ndarray:
     return keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if keys.size else keys
 
 
-def punctuation_agreement(src: list[str], tgt: list[str]) -> np.ndarray:
+def punctuation_agreement(src: TextStats, tgt: TextStats) -> np.ndarray:
     """sum_c min(s_c, t_c) / sum_c max(s_c, t_c) over punctuation classes; 1 when neither has any."""
     counts = []
-    for sentences in (src, tgt):
-        codes, sentence_of, _ = code_points(sentences)
-        cls = _PUNCTUATION[np.minimum(codes, 0xFFFF)]
+    for stats in (src, tgt):
+        n = stats.lengths.size
+        cls = _PUNCTUATION[np.minimum(stats.codes, 0xFFFF)]
         marked = cls > 0
-        flat = sentence_of[marked] * len(_PUNCTUATION_CLASSES) + (cls[marked] - 1)
-        counts.append(np.bincount(flat, minlength=len(sentences) * len(_PUNCTUATION_CLASSES))
-                      .reshape(len(sentences), -1))
+        flat = stats.sentence_of[marked] * len(_PUNCTUATION_CLASSES) + (cls[marked] - 1)
+        counts.append(np.bincount(flat, minlength=n * len(_PUNCTUATION_CLASSES)).reshape(n, -1))
     low, high = np.minimum(*counts).sum(axis=1), np.maximum(*counts).sum(axis=1)
     return np.where(high > 0, low / np.maximum(high, 1), 1.0)
 

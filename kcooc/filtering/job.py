@@ -149,11 +149,9 @@ def screen_task(ctx: FilterContext, task: Task) -> Screened:
         codes = rule_reasons(src, tgt, s, t, cfg.rules)
         reasons.append(codes)
         words.append({"src": s.words, "tgt": t.words, "both": s.words + t.words}[cfg.select.budget_side])
-        if ctx.learned is not None:
-            block = np.full((len(src), ctx.extractor.pair_width), np.nan, dtype=np.float32)
-            ok = np.flatnonzero(codes == PASS)
-            if ok.size:
-                block[ok] = ctx.extractor.pair([src[i] for i in ok], [tgt[i] for i in ok], s.words[ok], t.words[ok])
+        if ctx.learned is not None:  # every line of the block at once (most pass), NaN where a rule failed
+            block = ctx.extractor.pair(src, tgt, s, t)
+            block[codes != PASS] = np.nan
             features.append(block)
     reasons = np.concatenate(reasons) if reasons else np.zeros(0, np.uint8)
     words = np.concatenate(words).astype(np.int32) if cfg.select.word_budget is not None and words else None

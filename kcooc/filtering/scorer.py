@@ -49,9 +49,10 @@ class FeatureExtractor:
 
             self.identifier = LanguageIdentifier()
 
-    def pair(self, src: list[str], tgt: list[str], src_words: np.ndarray, tgt_words: np.ndarray) -> np.ndarray:
-        """The per-pair features (lengths, agreement, language ID), (n, pair_width) float32."""
-        columns = [pair_features(src, tgt, src_words, tgt_words)]
+    def pair(self, src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
+        """The per-pair features (lengths, agreement, language ID), (n, pair_width) float32;
+        ``s``, ``t``: the sides' text statistics."""
+        columns = [pair_features(src, tgt, s, t)]
         for side, code in zip(self.sides, self.languages):
             columns.append(self.identifier.probability((src, tgt)[side], code).astype(np.float32)[:, None])
         return np.hstack(columns)
@@ -63,7 +64,7 @@ class FeatureExtractor:
     def __call__(self, src: list[str], tgt: list[str]) -> np.ndarray:
         """Every feature, from the texts alone (used for the training examples)."""
         X, Y = self.encoders[0].encode(src), self.encoders[1].encode(tgt)
-        pair = self.pair(src, tgt, TextStats(src).words, TextStats(tgt).words)
+        pair = self.pair(src, tgt, TextStats(src), TextStats(tgt))
         return np.hstack([pair, self.statistical(src, tgt, X, Y)])
 
 
