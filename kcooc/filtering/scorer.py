@@ -107,21 +107,28 @@ class PairClassifier:
         i, j = np.triu_indices(Z.shape[1])
         return np.hstack([Z, Z[:, i] * Z[:, j]])
 
+    def _quadratic(self) -> tuple[np.ndarray, np.ndarray]:
+        """The decision function as w.z + z^T S z + b: (w, symmetric S)."""
+        width = len(self.mean_)
+        Q = np.zeros((width, width))
+        Q[np.triu_indices(width)] = self.coef_[width:]
+        return self.coef_[:width], (Q + Q.T) / 2
+
     def predict_proba(self, F: np.ndarray) -> np.ndarray:
         """p(clean | features) of each row (float64)."""
-        z = self._terms(self.standardised(F)) @ self.coef_ + self.intercept_
+        Z = self.standardised(F)
+        w, S = self._quadratic()
+        z = Z @ w + np.einsum("ij,ij->i", Z @ S, Z) + self.intercept_
         return 0.5 * (1.0 + np.tanh(0.5 * z))  # the logistic function, without overflow
 
     def weakest(self, F: np.ndarray) -> np.ndarray:
         """Index (into ``expanded_names``) of the feature whose value, replaced by the average clean
-        pair's, raises each row's decision value most."""
+        pair's, raises each row's decision value most: moving z_k by d changes it by
+        w_k d + 2 d (S z)_k + S_kk d^2."""
         Z = self.standardised(F)
-        gains = np.empty_like(Z)
-        for k in range(Z.shape[1]):
-            moved = Z.copy()
-            moved[:, k] = self.reference_[k]
-            gains[:, k] = self._terms(moved) @ self.coef_
-        return np.argmax(gains, axis=1)
+        w, S = self._quadratic()
+        d = self.reference_ - Z
+        return np.argmax(w * d + 2 * d * (Z @ S) + np.diag(S) * d**2, axis=1)
 
     # -- persistence ------------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
