@@ -284,6 +284,25 @@ def test_no_config_default_command_learns_with_language_rules(tmp_path):
     assert "char_ngrams:\n  - 1\n  - 2" in config
 
 
+@pytest.mark.parametrize("pair", ["en-de", "en-fr"])
+def test_no_config_default_on_latin_pairs_drops_the_wrong_language(tmp_path, pair):
+    pytest.importorskip("kcooc.langid")
+    lines = open(os.path.join(DATA, f"{pair}.tsv"), encoding="utf-8").read().splitlines()
+    other = "fr" if pair == "en-de" else "de"
+    foreign = [line.split("\t") for line in open(os.path.join(DATA, f"en-{other}.tsv"), encoding="utf-8")]
+    # every 10th target replaced by the other language's translation of another segment (same script)
+    noisy = [f"{line.split(chr(9))[0]}\t{foreign[i][1]}" if i % 10 == 0 else "\t".join(line.split("\t")[:2])
+             for i, line in enumerate(lines)]
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text("\n".join(noisy) + "\n", encoding="utf-8")
+    run("filter-parallel", "-i", corpus, "-o", tmp_path / "kept.tsv", "--src-lang", "en", "--tgt-lang", pair[3:], "-q",
+        "--scores", tmp_path / "scores.txt")
+    scores = [float(s) for s in open(tmp_path / "scores.txt").read().split()]
+    wrong = [s for i, s in enumerate(scores) if i % 10 == 0 and s == s]
+    right = [s for i, s in enumerate(scores) if i % 10 and s == s]
+    assert sum(w < r for w in wrong for r in right) / (len(wrong) * len(right)) > 0.9  # ROC-AUC of the noise
+
+
 @pytest.mark.parametrize("flag", ["--src-lang", "--tgt-lang"])
 def test_unknown_language_is_exit_2_before_any_work(tmp_path, flag):
     pytest.importorskip("kcooc.langid")

@@ -277,8 +277,14 @@ def naive_pair_features(s, t):
             sum(map(min, ps, pt)) / high if high else 1.0]
 
 
-def test_pair_features_equal_a_per_pair_reference():
+@pytest.mark.parametrize("pair", ["en-ja", "en-de", "en-fr"])
+def test_pair_features_equal_a_per_pair_reference(pair):
     src, tgt = excerpt()
+    if pair != "en-ja":
+        with open(f"{DATA}/{pair}.tsv", encoding="utf-8") as f:
+            rows = [line.rstrip("\n").split("\t") for line in f]
+        src = [r[0] for r in rows] + [s for s, _ in FORMAT_PAIRS] + SPECIAL
+        tgt = [r[1] for r in rows] + [t for _, t in FORMAT_PAIRS] + SPECIAL[::-1]
     got = feat.pair_features(src, tgt, TextStats(src), TextStats(tgt))
     expected = np.array([naive_pair_features(s, t) for s, t in zip(src, tgt)])
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
@@ -376,7 +382,7 @@ def test_corpus_features_equal_a_per_pair_reference():
 
 
 def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():
-    src, tgt = read_en_ja(140)
+    src, tgt = read_en_ja(160)
     noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed=3)
     assert np.bincount(kinds).tolist() == [20] * len(NOISE_KINDS)
     again = synthesize(src, tgt, seed=3)
@@ -389,6 +395,8 @@ def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():
             assert (ns, nt) == (s, s)
         elif kind == "swapped_sides":
             assert (ns, nt) == (t, s)
+        elif kind == "untranslated":
+            assert (ns == s and nt in src and nt != s) or (nt == t and ns in tgt and ns != t)
         elif kind in ("truncated", "words_dropped"):
             assert (ns == s) != (nt == t) and len(ns) + len(nt) < len(s) + len(t)
         elif kind == "numbers_changed":
@@ -427,6 +435,15 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     assert model.expanded_names[model.weakest(np.array([[0.0, 6.0, 0.0]]))[0]].startswith("char_ratio")
     with pytest.raises(KcoocError, match="coef"):
         PairClassifier.from_state(params, {**arrays, "coef": arrays["coef"][:2]})
+    # a declared language is a gate on the regression's probability, not one of its inputs
+    posterior = rng.random(400)
+    gated = PairClassifier(names + ["tgt_lang"], regularization=0.5, language_floor=0.2).fit(
+        np.column_stack([F, posterior]), clean)
+    np.testing.assert_allclose(gated.predict_proba(np.column_stack([F, posterior])),
+                               model.predict_proba(F) * (0.2 + 0.8 * posterior), rtol=1e-12)
+    weakest = gated.weakest(np.column_stack([F, posterior]))
+    assert (weakest[posterior < 0.375] == 4).all() and np.array_equal(weakest[posterior >= 0.375],
+                                                                       model.weakest(F)[posterior >= 0.375])
 
 
 def test_training_is_seeded_and_reports_held_out_numbers():

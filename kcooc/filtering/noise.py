@@ -8,6 +8,9 @@ on (an evaluation should use other noise, or other generators of it):
 * ``misaligned``: the target of another sampled pair (a derangement of the sample);
 * ``truncated``: one side (the target two times in three) cut to its first 20-60% of units;
 * ``copied_source``: the target replaced by the source (untranslated copy);
+* ``untranslated``: one side in the other side's language: the target replaced by the source of
+  another sampled pair (two times in three), or the source by another pair's target (the same
+  derangement as ``misaligned``); the only kind where one side alone is in the wrong language;
 * ``words_dropped``: 30-60% of the units of one side (the target two times in three) deleted;
 * ``partial_copy``: the target's last 40-70% of units replaced by the source's matching tail
   (a partly translated segment);
@@ -23,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-NOISE_KINDS = ("misaligned", "truncated", "copied_source", "words_dropped", "partial_copy", "numbers_changed",
-               "swapped_sides")
+NOISE_KINDS = ("misaligned", "truncated", "copied_source", "untranslated", "words_dropped", "partial_copy",
+               "numbers_changed", "swapped_sides")
 
 
 def _units(text: str) -> tuple[list[str], str]:
@@ -83,6 +86,8 @@ def synthesize(src: list[str], tgt: list[str], seed: int) -> tuple[list[str], li
             noisy_src[i], noisy_tgt[i] = (s, _prefix(t, share)) if on_target else (_prefix(s, share), t)
         elif kind == "copied_source":
             noisy_tgt[i] = s
+        elif kind == "untranslated":
+            noisy_src[i], noisy_tgt[i] = (s, src[partner[i]]) if on_target else (tgt[partner[i]], t)
         elif kind == "words_dropped":
             share = rng.uniform(0.3, 0.6)
             noisy_src[i], noisy_tgt[i] = (s, _drop(t, share, rng)) if on_target else (_drop(s, share, rng), t)

@@ -5,9 +5,11 @@ from its clean median, so that too long and too short both count against a pair)
 and pairwise products (a quadratic decision function: interactions such as "a low lexical score
 matters less on a short pair") is trained on a seeded sample of the corpus's own pairs (clean)
 against one synthetic noisy copy of each (noise.py), with a held-out share to report accuracy and
-ROC-AUC. Logistic regression outputs calibrated probabilities under its own log loss. The
-strongest reason a pair scored low is the feature whose value, set to the average clean pair's,
-raises its score most.
+ROC-AUC. Logistic regression outputs calibrated probabilities under its own log loss. With
+declared languages the probability is multiplied by a language gate per side,
+floor + (1 - floor) P(expected language) (see PairClassifier). The strongest reason a pair scored
+low is a gated language, or the feature whose value, set to the average clean pair's, raises its
+score most.
 """
 
 from __future__ import annotations
@@ -69,19 +71,32 @@ class FeatureExtractor:
 
 
 class PairClassifier:
-    """Standardise, expand to degree 2, then logistic regression; ``predict_proba`` gives p(clean)."""
+    """Standardise, expand to degree 2, logistic regression, times the language gate:
+    ``predict_proba`` = sigmoid(w.z + z^T S z + b) x prod over sides (floor + (1 - floor) P(lang)).
 
-    def __init__(self, names: list[str], regularization: float = 1.0, seed: int = 0):
+    The language-ID posteriors are a factor, not features of the regression: self-made noise can
+    only put the *other side's* language on a side, which other features already reveal, so the
+    regression learns no use for them and scores a side in a third language as clean.
+    """
+
+    def __init__(self, names: list[str], regularization: float = 1.0, seed: int = 0, language_floor: float = 0.1):
         self.names, self.regularization, self.seed = list(names), regularization, seed
+        self.language_floor = language_floor
+        self.model_columns = [k for k, name in enumerate(self.names) if name not in LANGUAGE_FEATURES]
+        self.gate_columns = [k for k, name in enumerate(self.names) if name in LANGUAGE_FEATURES]
         self.deviation_columns = [self.names.index(name) for name in DEVIATIONS if name in self.names]
+        width = len(self.model_columns) + len(self.deviation_columns)
+        self.pairs = np.triu_indices(width)
 
     @property
     def expanded_names(self) -> list[str]:
-        return self.names + [f"{self.names[j]}_deviation" for j in self.deviation_columns]
+        """The regression's inputs, then the gated languages (the indices ``weakest`` returns)."""
+        return ([self.names[k] for k in self.model_columns] + [f"{self.names[j]}_deviation" for j in self.deviation_columns]
+                + [self.names[k] for k in self.gate_columns])
 
     def _expand(self, F: np.ndarray) -> np.ndarray:
         F = np.asarray(F, dtype=np.float64)
-        return np.hstack([F, np.abs(F[:, self.deviation_columns] - self.medians_)])
+        return np.hstack([F[:, self.model_columns], np.abs(F[:, self.deviation_columns] - self.medians_)])
 
     def fit(self, F: np.ndarray, clean: np.ndarray) -> "PairClassifier":
         from sklearn.linear_model import LogisticRegression
@@ -93,7 +108,7 @@ class PairClassifier:
         self.scale_[self.scale_ == 0] = 1.0
         Z = (Z - self.mean_) / self.scale_
         model = LogisticRegression(C=self.regularization, solver="newton-cholesky", max_iter=100, tol=1e-6)
-        model.fit(self._terms(Z), clean)
+        model.fit(self._terms(Z, self.pairs), clean)
         self.coef_, self.intercept_ = model.coef_.ravel().astype(np.float64), float(model.intercept_[0])
         self.reference_ = Z[clean].mean(axis=0)  # the average clean pair, standardised
         return self
@@ -102,47 +117,56 @@ class PairClassifier:
         return (self._expand(F) - self.mean_) / self.scale_
 
     @staticmethod
-    def _terms(Z: np.ndarray) -> np.ndarray:
-        """[z, z_i z_j for i <= j] (the order of scikit-learn's PolynomialFeatures(2))."""
-        i, j = np.triu_indices(Z.shape[1])
-        return np.hstack([Z, Z[:, i] * Z[:, j]])
+    def _terms(Z: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """[z, z_i z_j for (i, j) in pairs] (all i <= j: scikit-learn's PolynomialFeatures(2) order)."""
+        return np.hstack([Z, Z[:, pairs[0]] * Z[:, pairs[1]]])
 
     def _quadratic(self) -> tuple[np.ndarray, np.ndarray]:
         """The decision function as w.z + z^T S z + b: (w, symmetric S)."""
         width = len(self.mean_)
         Q = np.zeros((width, width))
-        Q[np.triu_indices(width)] = self.coef_[width:]
+        Q[self.pairs] = self.coef_[width:]
         return self.coef_[:width], (Q + Q.T) / 2
+
+    def _gate(self, F: np.ndarray) -> np.ndarray:
+        """(rows, languages) factors floor + (1 - floor) P(expected language)."""
+        return self.language_floor + (1 - self.language_floor) * np.asarray(F, np.float64)[:, self.gate_columns]
 
     def predict_proba(self, F: np.ndarray) -> np.ndarray:
         """p(clean | features) of each row (float64)."""
         Z = self.standardised(F)
         w, S = self._quadratic()
         z = Z @ w + np.einsum("ij,ij->i", Z @ S, Z) + self.intercept_
-        return 0.5 * (1.0 + np.tanh(0.5 * z))  # the logistic function, without overflow
+        return 0.5 * (1.0 + np.tanh(0.5 * z)) * self._gate(F).prod(axis=1)  # tanh: the logistic, no overflow
 
     def weakest(self, F: np.ndarray) -> np.ndarray:
-        """Index (into ``expanded_names``) of the feature whose value, replaced by the average clean
-        pair's, raises each row's decision value most: moving z_k by d changes it by
-        w_k d + 2 d (S z)_k + S_kk d^2."""
+        """Index (into ``expanded_names``) of what lowers each row's score most: a language whose
+        gate factor is below 1/2, else the feature whose value, replaced by the average clean
+        pair's, raises the decision value most (moving z_k by d changes it by
+        w_k d + 2 d (S z)_k + S_kk d^2)."""
         Z = self.standardised(F)
         w, S = self._quadratic()
         d = self.reference_ - Z
-        return np.argmax(w * d + 2 * d * (Z @ S) + np.diag(S) * d**2, axis=1)
+        index = np.argmax(w * d + 2 * d * (Z @ S) + np.diag(S) * d**2, axis=1)
+        if self.gate_columns:
+            gate = self._gate(F)
+            low = gate.min(axis=1) < 0.5
+            index[low] = Z.shape[1] + np.argmin(gate[low], axis=1)
+        return index
 
     # -- persistence ------------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
         return ({"names": self.names, "regularization": self.regularization, "seed": self.seed,
-                 "intercept": self.intercept_},
+                 "language_floor": self.language_floor, "intercept": self.intercept_},
                 {"medians": self.medians_, "mean": self.mean_, "scale": self.scale_, "coef": self.coef_,
                  "reference": self.reference_})
 
     @classmethod
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PairClassifier":
-        model = cls(params["names"], params["regularization"], params["seed"])
-        width = len(model.expanded_names)
+        model = cls(params["names"], params["regularization"], params["seed"], params["language_floor"])
+        width = len(model.model_columns) + len(model.deviation_columns)
         for key, size in (("medians", len(model.deviation_columns)), ("mean", width), ("scale", width),
-                          ("coef", width + width * (width + 1) // 2), ("reference", width)):
+                          ("coef", width + model.pairs[0].size), ("reference", width)):
             if key not in arrays or arrays[key].shape != (size,):
                 raise InputError(f"classifier array {key!r} is missing or has the wrong shape")
         model.medians_, model.mean_, model.scale_ = arrays["medians"], arrays["mean"], arrays["scale"]
@@ -151,7 +175,8 @@ class PairClassifier:
 
 
 def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
-          validation: float, regularization: float, seed: int) -> tuple[PairClassifier, dict]:
+          validation: float, regularization: float, seed: int, language_floor: float = 0.1
+          ) -> tuple[PairClassifier, dict]:
     """Fit a :class:`PairClassifier` on the clean ``(src, tgt)`` against their synthetic noise.
 
     ``features(src, tgt)`` returns the feature rows. A seeded ``validation`` share of the clean
@@ -163,7 +188,7 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
     clean = np.repeat([True, False], len(src))
     held = np.tile(np.random.default_rng(seed + 1).random(len(src)) < validation, 2)
-    classifier = PairClassifier(names, regularization, seed).fit(F[~held], clean[~held])
+    classifier = PairClassifier(names, regularization, seed, language_floor).fit(F[~held], clean[~held])
     p = classifier.predict_proba(F[held])
     truth, kinds_held = clean[held], kinds[held[len(src):]]
     noise_p = p[~truth]
