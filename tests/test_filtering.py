@@ -436,14 +436,23 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     with pytest.raises(KcoocError, match="coef"):
         PairClassifier.from_state(params, {**arrays, "coef": arrays["coef"][:2]})
     # a declared language is a gate on the regression's probability, not one of its inputs
-    posterior = rng.random(400)
-    gated = PairClassifier(names + ["tgt_lang"], regularization=0.5, language_floor=0.2).fit(
-        np.column_stack([F, posterior]), clean)
-    np.testing.assert_allclose(gated.predict_proba(np.column_stack([F, posterior])),
-                               model.predict_proba(F) * (0.2 + 0.8 * posterior), rtol=1e-12)
-    weakest = gated.weakest(np.column_stack([F, posterior]))
-    assert (weakest[posterior < 0.375] == 4).all() and np.array_equal(weakest[posterior >= 0.375],
-                                                                       model.weakest(F)[posterior >= 0.375])
+    posterior = np.where(rng.random(400) < 0.3, rng.random(400) * 0.5, 1.0)
+    chars = rng.integers(1, 200, 400)
+    G = np.column_stack([F, np.log1p(chars), posterior])
+    gated = PairClassifier(names + ["tgt_chars", "tgt_lang"], regularization=0.5, language_prior=0.8).fit(G, clean)
+    plain = PairClassifier(names + ["tgt_chars"], regularization=0.5).fit(G[:, :4], clean)
+    bucket = np.array([sum(c >= edge for edge in (10, 25, 50, 100)) for c in chars])
+    rate = np.array([((posterior < 0.5) & clean & (bucket == b)).sum() + 1 for b in range(5)]) / \
+        np.array([(clean & (bucket == b)).sum() + 2 for b in range(5)])
+    q = 0.8 * rate[bucket] / (0.8 * rate[bucket] + 0.2)
+    np.testing.assert_allclose(gated.predict_proba(G), plain.predict_proba(G[:, :4]) * (posterior + (1 - posterior) * q),
+                               rtol=1e-12)
+    weakest = gated.weakest(G)
+    low = posterior + (1 - posterior) * q < 0.5
+    assert low.any() and (weakest[low] == 5).all()
+    assert np.array_equal(weakest[~low], plain.weakest(G[:, :4])[~low])
+    params, arrays = gated.state()
+    assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(G), gated.predict_proba(G))
 
 
 def test_training_is_seeded_and_reports_held_out_numbers():

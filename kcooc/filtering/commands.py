@@ -200,7 +200,7 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
         extractor = FilterContext(cfg, model, None, learned).prepare().extractor
         learned.classifier, learned.validation = train(
             extractor, learned.names, texts[2].tolist(), texts[3].tolist(), cfg.learn.validation,
-            cfg.learn.regularization, cfg.seed, cfg.learn.language_floor)
+            cfg.learn.regularization, cfg.seed, cfg.learn.language_prior)
         seconds["train"] = lap.seconds()
     return model, None
 

@@ -84,17 +84,17 @@ class LearnConfig:
                          "on any engine), each with one synthetic noisy copy (see kcooc/filtering/noise.py)")
     validation: float = option(0.2, "share of the examples held out to report the classifier's accuracy and ROC-AUC")
     regularization: float = option(1.0, "inverse L2 strength C of the logistic regression on standardised features")
-    languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the score is multiplied by "
-                             "language_floor + (1 - language_floor) P(expected language) for each side")
-    language_floor: float = option(0.1, "the language gate's least factor (a side the identifier finds in another "
-                                   "language keeps this share of its score: identifiers err on short strings)")
+    languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): each side's posterior of its "
+                             "expected language gates the score, trusted as much as the identifier proved right on "
+                             "clean sampled sides of the same length")
+    language_prior: float = option(0.9, "language gate: prior share of sides in their expected language")
     lexical_buckets: int = option(2048, "hashed word ids per side in the lexical translation table (B x B counts)")
     fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency model")
 
     def validate(self) -> None:
-        if self.sample < 10 or not 0 < self.validation < 1 or self.regularization <= 0 or not 0 <= self.language_floor <= 1:
+        if self.sample < 10 or not 0 < self.validation < 1 or self.regularization <= 0 or not 0 < self.language_prior < 1:
             raise InputError("learn.sample must be >= 10, learn.validation in (0, 1), learn.regularization > 0 "
-                             "and learn.language_floor in [0, 1]")
+                             "and learn.language_prior in (0, 1)")
         if self.lexical_buckets < 1 or self.fluency_buckets < 1:
             raise InputError("learn.lexical_buckets and learn.fluency_buckets must be >= 1")
 

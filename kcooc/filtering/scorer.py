@@ -6,8 +6,8 @@ and pairwise products (a quadratic decision function: interactions such as "a lo
 matters less on a short pair") is trained on a seeded sample of the corpus's own pairs (clean)
 against one synthetic noisy copy of each (noise.py), with a held-out share to report accuracy and
 ROC-AUC. Logistic regression outputs calibrated probabilities under its own log loss. With
-declared languages the probability is multiplied by a language gate per side,
-floor + (1 - floor) P(expected language) (see PairClassifier). The strongest reason a pair scored
+declared languages the probability is multiplied by a language gate per side that trusts the
+identifier as much as it proved reliable on clean pairs of that length (see PairClassifier). The strongest reason a pair scored
 low is a gated language, or the feature whose value, set to the average clean pair's, raises its
 score most.
 """
@@ -70,20 +70,31 @@ class FeatureExtractor:
         return np.hstack([pair, self.statistical(src, tgt, X, Y)])
 
 
-class PairClassifier:
-    """Standardise, expand to degree 2, logistic regression, times the language gate:
-    ``predict_proba`` = sigmoid(w.z + z^T S z + b) x prod over sides (floor + (1 - floor) P(lang)).
+LENGTH_EDGES = np.array([10, 25, 50, 100])  # characters: the language gate trusts the identifier per length
 
-    The language-ID posteriors are a factor, not features of the regression: self-made noise can
-    only put the *other side's* language on a side, which other features already reveal, so the
-    regression learns no use for them and scores a side in a third language as clean.
+
+class PairClassifier:
+    """Standardise, expand to degree 2, logistic regression, times a language gate per side:
+    ``predict_proba`` = sigmoid(w.z + z^T S z + b) x prod over sides (P + (1 - P) q).
+
+    P is the identifier's posterior of the side's expected language; q the probability that the
+    side is nevertheless in it when the identifier says no, by Bayes with a prior ``language_prior``
+    of right-language sides and the identifier's rejection rate r of clean sides of that length
+    (measured on the clean training pairs): q = prior r / (prior r + 1 - prior). Short strings,
+    which the identifier often gets wrong, are then hardly penalised; long ones strongly.
+
+    The posteriors are a factor, not inputs of the regression: self-made noise can only put the
+    *other side's* language on a side, which other features already reveal, so the regression
+    learns no use for them and scores a side in a third language as clean.
     """
 
-    def __init__(self, names: list[str], regularization: float = 1.0, seed: int = 0, language_floor: float = 0.1):
+    def __init__(self, names: list[str], regularization: float = 1.0, seed: int = 0, language_prior: float = 0.9):
         self.names, self.regularization, self.seed = list(names), regularization, seed
-        self.language_floor = language_floor
+        self.language_prior = language_prior
         self.model_columns = [k for k, name in enumerate(self.names) if name not in LANGUAGE_FEATURES]
         self.gate_columns = [k for k, name in enumerate(self.names) if name in LANGUAGE_FEATURES]
+        self.length_columns = [self.names.index(name.replace("_lang", "_chars")) for name in
+                               (self.names[k] for k in self.gate_columns)]
         self.deviation_columns = [self.names.index(name) for name in DEVIATIONS if name in self.names]
         width = len(self.model_columns) + len(self.deviation_columns)
         self.pairs = np.triu_indices(width)
@@ -111,7 +122,16 @@ class PairClassifier:
         model.fit(self._terms(Z, self.pairs), clean)
         self.coef_, self.intercept_ = model.coef_.ravel().astype(np.float64), float(model.intercept_[0])
         self.reference_ = Z[clean].mean(axis=0)  # the average clean pair, standardised
+        F = np.asarray(F, np.float64)[clean]
+        buckets = self._length_buckets(F)
+        rejected = F[:, self.gate_columns] < 0.5
+        self.rejection_ = np.array([(np.bincount(b[r], minlength=LENGTH_EDGES.size + 1) + 1)
+                                    / (np.bincount(b, minlength=LENGTH_EDGES.size + 1) + 2)
+                                    for b, r in zip(buckets.T, rejected.T)]).reshape(-1, LENGTH_EDGES.size + 1)
         return self
+
+    def _length_buckets(self, F: np.ndarray) -> np.ndarray:
+        return np.searchsorted(LENGTH_EDGES, np.expm1(F[:, self.length_columns]) + 0.5)
 
     def standardised(self, F: np.ndarray) -> np.ndarray:
         return (self._expand(F) - self.mean_) / self.scale_
@@ -129,8 +149,12 @@ class PairClassifier:
         return self.coef_[:width], (Q + Q.T) / 2
 
     def _gate(self, F: np.ndarray) -> np.ndarray:
-        """(rows, languages) factors floor + (1 - floor) P(expected language)."""
-        return self.language_floor + (1 - self.language_floor) * np.asarray(F, np.float64)[:, self.gate_columns]
+        """(rows, languages) factors P + (1 - P) q (see the class docstring)."""
+        F = np.asarray(F, np.float64)
+        r = self.rejection_[np.arange(len(self.gate_columns)), self._length_buckets(F)]
+        q = self.language_prior * r / (self.language_prior * r + 1 - self.language_prior)
+        P = F[:, self.gate_columns]
+        return P + (1 - P) * q
 
     def predict_proba(self, F: np.ndarray) -> np.ndarray:
         """p(clean | features) of each row (float64)."""
@@ -157,25 +181,28 @@ class PairClassifier:
     # -- persistence ------------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
         return ({"names": self.names, "regularization": self.regularization, "seed": self.seed,
-                 "language_floor": self.language_floor, "intercept": self.intercept_},
+                 "language_prior": self.language_prior, "intercept": self.intercept_},
                 {"medians": self.medians_, "mean": self.mean_, "scale": self.scale_, "coef": self.coef_,
-                 "reference": self.reference_})
+                 "reference": self.reference_, "rejection": self.rejection_})
 
     @classmethod
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PairClassifier":
-        model = cls(params["names"], params["regularization"], params["seed"], params["language_floor"])
+        model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"])
         width = len(model.model_columns) + len(model.deviation_columns)
         for key, size in (("medians", len(model.deviation_columns)), ("mean", width), ("scale", width),
                           ("coef", width + model.pairs[0].size), ("reference", width)):
             if key not in arrays or arrays[key].shape != (size,):
                 raise InputError(f"classifier array {key!r} is missing or has the wrong shape")
+        if arrays.get("rejection", np.zeros(0)).shape != (len(model.gate_columns), LENGTH_EDGES.size + 1):
+            raise InputError("classifier array 'rejection' is missing or has the wrong shape")
+        model.rejection_ = arrays["rejection"]
         model.medians_, model.mean_, model.scale_ = arrays["medians"], arrays["mean"], arrays["scale"]
         model.coef_, model.reference_, model.intercept_ = arrays["coef"], arrays["reference"], float(params["intercept"])
         return model
 
 
 def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
-          validation: float, regularization: float, seed: int, language_floor: float = 0.1
+          validation: float, regularization: float, seed: int, language_prior: float = 0.9
           ) -> tuple[PairClassifier, dict]:
     """Fit a :class:`PairClassifier` on the clean ``(src, tgt)`` against their synthetic noise.
 
@@ -188,7 +215,7 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
     clean = np.repeat([True, False], len(src))
     held = np.tile(np.random.default_rng(seed + 1).random(len(src)) < validation, 2)
-    classifier = PairClassifier(names, regularization, seed, language_floor).fit(F[~held], clean[~held])
+    classifier = PairClassifier(names, regularization, seed, language_prior).fit(F[~held], clean[~held])
     p = classifier.predict_proba(F[held])
     truth, kinds_held = clean[held], kinds[held[len(src):]]
     noise_p = p[~truth]
