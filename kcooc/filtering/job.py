@@ -25,6 +25,7 @@ import os
 from typing import Callable, Iterator
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..cliutils import open_pairs
 from ..config import to_dict
@@ -87,9 +88,9 @@ class FilterContext(Context):
     """Config and (partial) model shared by every task of a pass; encoders are built per worker."""
 
     def __init__(self, cfg: FilterConfig, model: PHSIC | None, encoder_specs: list[dict] | None = None,
-                 learned: LearnedScorer | None = None):
+                 learned: LearnedScorer | None = None, spool: str | None = None):
         super().__init__()
-        self.cfg, self.model, self.learned = cfg, model, learned
+        self.cfg, self.model, self.learned, self.spool = cfg, model, learned, spool
         self.encoder_specs = encoder_specs or [to_dict(cfg.encoder), cfg.y_encoder and to_dict(cfg.y_encoder)]
 
     def prepare(self) -> "FilterContext":
@@ -102,22 +103,69 @@ class FilterContext(Context):
                                               self.encoders, self.model, corpus)
         return self
 
-    def encode(self, src: list[str], tgt: list[str], rows: np.ndarray, texts: bool = False) -> Iterator[tuple]:
-        """Encoded (X, Y) of ``rows``, in blocks of ``input.block_size`` (and their texts if asked)."""
+    def encode(self, src: list[str], tgt: list[str], rows: np.ndarray, texts: bool = False,
+               spooled: str | None = None) -> Iterator[tuple]:
+        """Encoded (X, Y) of ``rows``, in blocks of ``input.block_size`` (and their texts if asked).
+
+        With ``spooled``, the file where the screen pass left this task's encoded rows (a superset
+        of ``rows``), the blocks are cut from it instead of encoding again; the file is removed.
+        """
         size = self.cfg.input.block_size
+        stored = load_encoded(spooled) if spooled and os.path.exists(spooled) else None
+        if stored is not None:
+            positions = np.searchsorted(stored[0], rows)
         for start in range(0, rows.size, size):
             chunk = rows[start : start + size]
             s, t = [src[i] for i in chunk], [tgt[i] for i in chunk]
-            encoded = (self.encoders[0].encode(s), self.encoders[1].encode(t))
+            if stored is None:
+                encoded = (self.encoders[0].encode(s), self.encoders[1].encode(t))
+            else:
+                encoded = (stored[1][positions[start : start + size]], stored[2][positions[start : start + size]])
             yield (*encoded, s, t) if texts else encoded
 
     def moments(self, task: Task, rows: np.ndarray) -> CrossMoments | None:
-        """Statistics of ``rows`` of a task, added block after block (the same order on every engine)."""
-        total = None
+        """Statistics of ``rows`` of a task, added block after block (the same order on every engine);
+        with a spool directory the encoded rows are kept there for the score pass."""
+        total, blocks = None, []
         for X, Y in self.encode(task.src, task.tgt, rows):
             block = self.model.block_moments(X, Y)
             total = block if total is None else total.merge(block)
+            if self.spool:
+                blocks.append((X, Y))
+        if blocks:
+            save_encoded(spool_file(self.spool, task.offset), rows, *stack_blocks(blocks))
         return total
+
+
+def spool_file(directory: str, offset: int) -> str:
+    return os.path.join(directory, f"{offset}.npz")
+
+
+def save_encoded(path: str, rows: np.ndarray, X, Y) -> None:
+    """Encoded rows of a task (sparse CSR or dense), for the score pass on the same machine."""
+    arrays = {"rows": rows}
+    for name, M in (("x", X), ("y", Y)):
+        if sp.issparse(M):
+            arrays.update({f"{name}_data": M.data, f"{name}_indices": M.indices, f"{name}_indptr": M.indptr,
+                           f"{name}_shape": np.array(M.shape)})
+        else:
+            arrays[f"{name}_dense"] = M
+    np.savez(path + ".part.npz", **arrays)
+    os.replace(path + ".part.npz", path)
+
+
+def load_encoded(path: str) -> tuple:
+    with np.load(path, allow_pickle=False) as stored:
+        arrays = {name: stored[name] for name in stored.files}
+    os.remove(path)
+    sides = []
+    for name in ("x", "y"):
+        if f"{name}_dense" in arrays:
+            sides.append(arrays[f"{name}_dense"])
+        else:
+            sides.append(sp.csr_matrix((arrays[f"{name}_data"], arrays[f"{name}_indices"], arrays[f"{name}_indptr"]),
+                                       shape=tuple(arrays[f"{name}_shape"])))
+    return arrays["rows"], sides[0], sides[1]
 
 
 def pair_hashes(src: list[str], tgt: list[str]) -> np.ndarray:
@@ -186,16 +234,17 @@ def statistics_task(ctx: FilterContext, task: Task) -> CrossMoments | None:
 def score_task(ctx: FilterContext, task: Task) -> Scored:
     scores = np.full(len(task.src), np.nan)
     rows = np.flatnonzero(task.reasons == PASS)
+    spooled = spool_file(ctx.spool, task.offset) if ctx.spool else None
     if ctx.learned is None:
         start = 0
-        for X, Y in ctx.encode(task.src, task.tgt, rows):
+        for X, Y in ctx.encode(task.src, task.tgt, rows, spooled=spooled):
             scores[rows[start : start + X.shape[0]]] = ctx.model.score(X, Y)
             start += X.shape[0]
         return Scored(scores)
     features = np.full((len(task.src), len(ctx.learned.names)), np.nan, dtype=np.float32)
     weakest = np.zeros(len(task.src), dtype=np.uint8)
     start = 0
-    for X, Y, src, tgt in ctx.encode(task.src, task.tgt, rows, texts=True):
+    for X, Y, src, tgt in ctx.encode(task.src, task.tgt, rows, texts=True, spooled=spooled):
         block = rows[start : start + X.shape[0]]
         F = np.hstack([task.features[block], ctx.extractor.statistical(src, tgt, X, Y)])
         features[block] = F
@@ -275,13 +324,21 @@ class FilterJob:
         if reader.sha256.hexdigest() != self.input_sha256:
             raise KcoocError(f"{self.input_path} changed while it was being filtered; rerun on a stable copy")
 
+    def spool(self) -> str | None:
+        """Where the screen pass leaves encoded pairs for the score pass: the work directory, on
+        local engines (every worker sees it); none on Dask, whose workers may not share a disk."""
+        if self.engine.name == "dask":
+            return None
+        os.makedirs(self.work.file("encoded"), exist_ok=True)
+        return self.work.file("encoded")
+
     # -- passes ----------------------------------------------------------------------------------
     def screen(self, model: PHSIC | None, encoder_specs: list[dict] | None, learned: LearnedScorer | None = None
                ) -> tuple[CrossMoments | None, tuple | None, tuple | None]:
         """Pass 1: (PHSIC statistics, ICD sample, text sample). ``model`` has its maps for
         feature-space kernels, none yet for data-space ones. With ``learned`` (its feature names
         set), fills in its corpus counts and draws the text sample (priorities, rows, src, tgt)."""
-        ctx = FilterContext(self.cfg, model, encoder_specs, learned)
+        ctx = FilterContext(self.cfg, model, encoder_specs, learned, self.spool())
         moments, sample, texts = None, None, None
         limit, text_limit = self.cfg.kernel.sample, self.cfg.learn.sample
         bound = lambda: int(sample[0].max()) if sample is not None and limit and sample[0].size >= limit else 2**64 - 1  # noqa: E731
@@ -316,7 +373,7 @@ class FilterJob:
               ) -> np.ndarray:
         """Pass 3: scores per line (NaN where a rule failed); with ``learned`` also the per-line
         arrays ``features`` and ``weakest`` in the workspace."""
-        ctx = FilterContext(self.cfg, model, encoder_specs, learned)
+        ctx = FilterContext(self.cfg, model, encoder_specs, learned, self.spool())
         pair = self.work.array("pair_features", np.float32).reshape(len(rule_codes), -1) if learned else None
         for result in self.engine.map(score_task, ctx, self.tasks("score", rule_codes, features=pair)):
             self.work.append("scores", result.scores)
