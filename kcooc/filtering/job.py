@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import shutil
 from typing import Callable, Iterator
 
 import numpy as np
@@ -111,16 +112,14 @@ class FilterContext(Context):
         of ``rows``), the blocks are cut from it instead of encoding again; the file is removed.
         """
         size = self.cfg.input.block_size
-        stored = load_encoded(spooled) if spooled and os.path.exists(spooled) else None
-        if stored is not None:
-            positions = np.searchsorted(stored[0], rows)
+        stored = load_encoded(spooled, rows) if spooled and os.path.exists(spooled) else None
         for start in range(0, rows.size, size):
             chunk = rows[start : start + size]
             s, t = [src[i] for i in chunk], [tgt[i] for i in chunk]
             if stored is None:
                 encoded = (self.encoders[0].encode(s), self.encoders[1].encode(t))
             else:
-                encoded = (stored[1][positions[start : start + size]], stored[2][positions[start : start + size]])
+                encoded = (stored[0][start : start + size], stored[1][start : start + size])
             yield (*encoded, s, t) if texts else encoded
 
     def moments(self, task: Task, rows: np.ndarray) -> CrossMoments | None:
@@ -138,11 +137,13 @@ class FilterContext(Context):
 
 
 def spool_file(directory: str, offset: int) -> str:
-    return os.path.join(directory, f"{offset}.npz")
+    return os.path.join(directory, str(offset))
 
 
 def save_encoded(path: str, rows: np.ndarray, X, Y) -> None:
-    """Encoded rows of a task (sparse CSR or dense), for the score pass on the same machine."""
+    """Encoded rows of a task (sparse CSR or dense) as .npy files in the directory ``path``, for
+    the score pass on the same machine (which memory-maps them and reads only the rows it needs)."""
+    os.makedirs(path + ".part")
     arrays = {"rows": rows}
     for name, M in (("x", X), ("y", Y)):
         if sp.issparse(M):
@@ -150,22 +151,28 @@ def save_encoded(path: str, rows: np.ndarray, X, Y) -> None:
                            f"{name}_shape": np.array(M.shape)})
         else:
             arrays[f"{name}_dense"] = M
-    np.savez(path + ".part.npz", **arrays)
-    os.replace(path + ".part.npz", path)
+    for name, array in arrays.items():
+        np.save(os.path.join(path + ".part", name + ".npy"), array, allow_pickle=False)
+    os.replace(path + ".part", path)
 
 
-def load_encoded(path: str) -> tuple:
-    with np.load(path, allow_pickle=False) as stored:
-        arrays = {name: stored[name] for name in stored.files}
-    os.remove(path)
+def load_encoded(path: str, rows: np.ndarray) -> tuple:
+    """(X, Y) of ``rows`` (a subset of the saved rows) from ``save_encoded``'s directory, then removed."""
+    load = lambda name: np.load(os.path.join(path, name + ".npy"), mmap_mode="r", allow_pickle=False)  # noqa: E731
+    positions = np.searchsorted(load("rows"), rows)
     sides = []
     for name in ("x", "y"):
-        if f"{name}_dense" in arrays:
-            sides.append(arrays[f"{name}_dense"])
-        else:
-            sides.append(sp.csr_matrix((arrays[f"{name}_data"], arrays[f"{name}_indices"], arrays[f"{name}_indptr"]),
-                                       shape=tuple(arrays[f"{name}_shape"])))
-    return arrays["rows"], sides[0], sides[1]
+        if os.path.exists(os.path.join(path, f"{name}_dense.npy")):
+            sides.append(np.array(load(f"{name}_dense")[positions]))
+            continue
+        indptr = load(f"{name}_indptr")
+        starts, lengths = indptr[positions], indptr[positions + 1] - indptr[positions]
+        new_indptr = np.concatenate([[0], np.cumsum(lengths)])
+        take = np.repeat(starts - new_indptr[:-1], lengths) + np.arange(new_indptr[-1])
+        sides.append(sp.csr_matrix((load(f"{name}_data")[take], load(f"{name}_indices")[take], new_indptr),
+                                   shape=(rows.size, int(load(f"{name}_shape")[1]))))
+    shutil.rmtree(path)
+    return sides[0], sides[1]
 
 
 def pair_hashes(src: list[str], tgt: list[str]) -> np.ndarray:
