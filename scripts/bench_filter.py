@@ -51,9 +51,8 @@ def main() -> None:
     parser.add_argument("--big-lines", type=int, default=2_000_000)
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
-    small, big = os.path.join(args.workdir, "1m.tsv"), os.path.join(args.workdir, "4m.tsv")
+    small, big = os.path.join(args.workdir, f"{args.lines}.tsv"), os.path.join(args.workdir, f"{args.big_lines}.tsv")
     make_corpus(args.corpus, small, args.lines)
-    make_corpus(args.corpus, big, args.big_lines)
 
     def kcooc(path: str, jobs: int, config: str = "configs/filter-learned.yaml") -> list[str]:
         name = os.path.basename(config).split(".")[0]
@@ -74,6 +73,10 @@ def main() -> None:
                          **({"classifier": summary["classifier"]} if "classifier" in summary else {})}
     results["learned_over_phsic_jobs1"] = round(results["learned_jobs1"]["seconds"] / results["phsic_jobs1"]["seconds"], 2)
     results["speedup_jobs2"] = round(results["learned_jobs1"]["seconds"] / results["learned_jobs2"]["seconds"], 2)
+    if args.big_lines <= args.lines:  # --big-lines 0: no memory runs
+        print(json.dumps(results, indent=1))
+        return
+    make_corpus(args.corpus, big, args.big_lines)
     rss_small, rss_big = peak_rss_mb(kcooc(small, 1)), peak_rss_mb(kcooc(big, 1))
     results["peak_rss_mb"] = {f"{args.lines}": round(rss_small), f"{args.big_lines}": round(rss_big),
                               "growth_mb": round(rss_big - rss_small),
