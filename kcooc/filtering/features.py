@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ..encoders import _is_separator, mix64
+from ..encoders import _is_separator
 from ..text import TextStats, code_points
 
 AGREEMENT = ("numbers", "placeholders", "urls", "capitals")

@@ -40,7 +40,7 @@ from ..text import TextStats
 from .config import FilterConfig
 from .features import CorpusCounts
 from .rules import CODE, PASS, REASONS, rule_reasons
-from .scorer import FeatureExtractor, PairClassifier, feature_names
+from .scorer import FeatureExtractor, PairClassifier
 
 
 @dataclasses.dataclass
