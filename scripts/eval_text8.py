@@ -65,8 +65,8 @@ def ca_runs(data_dir: str, best: str) -> list[tuple[str, str, list[str]]]:
               "row+column", ["--table", table, "--power", best, "--vectors", "row+column"]) for table in ("skip", "cut")]
     runs.append((f"sca-men-p{best}", f"SCA+MEN (N^flat, power {best})",
                  ["--table", "flat", "--power", best, "--supervision", os.path.join(data_dir, "men.txt")]))
-    runs += [(f"ppmi-skip{suffix}", f"PPMI-SVD (not CA; N^skip, alpha 0.75){label}",
-              ["--method", "ppmi", "--table", "skip", *options])
+    runs += [(f"ppmi-skip{suffix}", f"PPMI-SVD (not CA; N^skip, alpha 0.75, U S^0.5){label}",
+              ["--method", "ppmi", "--table", "skip", "--weight", "0.5", *options])
              for suffix, label, options in (("", "", []), ("-rc", ", row+column", ["--vectors", "row+column"]))]
     return runs
 
@@ -120,8 +120,9 @@ def main() -> None:
              f"Corpus: `{corpus}`; every model sees the same tokens. Spearman's rho of cosine similarity with human",
              "scores (pairs with an out-of-vocabulary word are left out), and training time on 2 cores. CA and PPMI",
              "rows: `configs/text8.yaml` (window 10, 300 dimensions, U S^0, 4 power iterations) with the options",
-             "named in the row; `residual` is the largest relative residual ||A v - s u|| / s of the 300 singular",
-             "triples. word2vec and fastText: 300 dimensions, window 5, 5 epochs, min count 5.", "",
+             "named in the row (PPMI: U S^0.5, as Levy et al. 2015 recommend); `residual` is the largest relative",
+             "residual norm(A v - s u) / s of the 300 singular triples. word2vec and fastText: 300 dimensions,",
+             "window 5, 5 epochs, min count 5.", "",
              f"Made by: `make text8` (= `python scripts/eval_text8.py --corpus {corpus} --out {args.out}"
              + "".join(f" --previous {kind}" for kind in args.previous) + "`)", "",
              "| method | " + " | ".join(BENCHMARKS) + " | residual | seconds |",

@@ -45,6 +45,7 @@ def ca():
 @click.option("--vectors", type=click.Choice(["row", "row+column"]), default=None,
               help="Word vectors, or word + context vectors [config: vectors].")
 @click.option("--dims", type=click.IntRange(min=1), default=None, help="[config: dims]")
+@click.option("--weight", type=float, default=None, help="Vectors U S^weight [config: weight].")
 @click.option("--min-count", type=click.IntRange(min=1), default=None, help="[config: min_count]")
 @click.option("--lowercase/--no-lowercase", default=None,
               help="Lower-case the text and split punctuation marks off words (default; text8-like text is unchanged), "
@@ -57,7 +58,7 @@ def ca():
 @run_options
 @click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
 @guarded
-def embed_command(config_path, corpus, output, export_w2v, method, table, window, power, vectors, dims, min_count,
+def embed_command(config_path, corpus, output, export_w2v, method, table, window, power, vectors, dims, weight, min_count,
                   lowercase, supervision, power_iterations, tol, seed, quiet, summary_path, print_config):
     """Count a word x context table from a token stream and decompose it by CA (or PPMI-SVD).
 
@@ -67,7 +68,7 @@ def embed_command(config_path, corpus, output, export_w2v, method, table, window
     """
     cfg = load_config(CaConfig, config_path, {
         "method": method, "table": table, "window": window, "power": power, "vectors": vectors, "dims": dims,
-        "min_count": min_count, "lowercase": lowercase, "supervision": supervision,
+        "weight": weight, "min_count": min_count, "lowercase": lowercase, "supervision": supervision,
         "power_iterations": power_iterations, "tol": tol, "seed": seed}, print_config)
     for path in (output, export_w2v):
         if path:
