@@ -93,13 +93,14 @@ def embed_command(config_path, corpus, output, export_w2v, method, table, window
     lap = Timer()
     options = {"vectors": cfg.vectors, "oversample": cfg.oversample, "power_iterations": cfg.power_iterations,
                "tol": cfg.tol, "seed": cfg.seed}
-    with progress(quiet, unit="iterations") as bar:
-        bar.set_description("svd")
-        bar.total = cfg.power_iterations + 1
+    with progress(quiet, unit="steps") as bar:
+        bar.unit_scale = False
+        bar.set_description_str("svd")
+        bar.reset(total=cfg.power_iterations + 1)  # the sketch, then each power iteration
 
         def step(iteration, worst):
+            bar.set_postfix(residual=f"{worst:.3g}", refresh=False)
             bar.update()
-            bar.set_postfix(residual=f"{worst:.3g}")
 
         if cfg.method == "ppmi":
             model = PPMISVD(cfg.dims, cfg.weight, cfg.smoothing, **options).fit(N, step)
@@ -135,9 +136,8 @@ def embed_command(config_path, corpus, output, export_w2v, method, table, window
 def reading_bar(path: str, description: str, quiet: bool):
     """A progress bar over the bytes of ``path`` (its size is the total when it is not compressed)."""
     bar = progress(quiet, unit="B")
-    bar.set_description(description)
-    if not path.endswith((".gz", ".bz2", ".xz")):
-        bar.total = os.path.getsize(path)
+    bar.set_description_str(description)
+    bar.reset(total=None if path.endswith((".gz", ".bz2", ".xz")) else os.path.getsize(path))
     return bar
 
 
