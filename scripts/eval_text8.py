@@ -62,7 +62,7 @@ def ca_runs(data_dir: str, best: str) -> list[tuple[str, str, list[str]]]:
     runs = [(f"ca-{table}-p{power}", f"CA N^{table}{' (tail-cut)' if table == 'cut' else ''}, power {power}",
              ["--table", table, "--power", power]) for table in ("flat", "skip", "cut") for power in POWERS]
     runs += [(f"ca-{table}-p{best}-rc", f"CA N^{table}{' (tail-cut)' if table == 'cut' else ''}, power {best}, "
-              "row+column", ["--table", table, "--power", best, "--vectors", "row+column"]) for table in ("skip", "cut")]
+              "row+column", ["--table", table, "--power", best, "--vectors", "row+column"]) for table in ("skip",)]
     runs += [(f"ppmi-skip{suffix}", f"PPMI-SVD (not CA; N^skip, alpha 0.75, U S^0.5){label}",
               ["--method", "ppmi", "--table", "skip", "--weight", "0.5", *options])
              for suffix, label, options in (("", "", []), ("-rc", ", row+column", ["--vectors", "row+column"]))]
