@@ -74,10 +74,13 @@ def sca_run(data_dir: str, best: str) -> tuple[str, str, list[str]]:
             ["--table", "flat", "--power", best, "--supervision", os.path.join(data_dir, "men.txt")])
 
 
-def embed(name: str, options: list[str], corpus: str, args) -> tuple[dict[str, float], float, str]:
-    """(scores, seconds, largest relative residual) of one `kcooc ca embed` run, reused when finished."""
+def embed(name: str, options: list[str], corpus: str, args) -> tuple[dict[str, float], float, str] | None:
+    """(scores, seconds, largest relative residual) of one `kcooc ca embed` run, reused when finished (None:
+    not finished and --finished-only)."""
     vectors, summary = os.path.join(args.workdir, f"{name}.npz"), os.path.join(args.workdir, f"{name}.json")
     if not (os.path.exists(vectors) and os.path.exists(summary)):
+        if args.finished_only:
+            return None
         kcooc("ca", "embed", "-c", "configs/text8.yaml", "--corpus", corpus, *options, "-o", vectors,
               "--summary", summary, "-q")
     run = json.load(open(summary))
@@ -105,6 +108,8 @@ def main() -> None:
     parser.add_argument("--previous", nargs="*", default=[], choices=list(LABELS),
                         help="baselines whose row is copied from the existing --out page, not retrained")
     parser.add_argument("--no-sca", action="store_true", help="leave out the SCA+MEN row")
+    parser.add_argument("--finished-only", action="store_true",
+                        help="start no run: rows without finished vectors in --workdir are marked 'not run'")
     args = parser.parse_args()
     corpus = args.corpus or ("data/text8" if os.path.exists("data/text8") else "data/text8-offline")
     os.makedirs(args.workdir, exist_ok=True)
@@ -120,6 +125,9 @@ def main() -> None:
             continue
         path, timing = os.path.join(args.workdir, f"{kind}.txt"), os.path.join(args.workdir, f"{kind}.seconds")
         if not (os.path.exists(path) and os.path.exists(timing)):
+            if args.finished_only:
+                results[label] = None
+                continue
             seconds = train_baseline(kind, corpus, path, 300, 5, args.threads)
             with open(timing, "w") as f:
                 f.write(f"{seconds}\n")
@@ -136,10 +144,15 @@ def main() -> None:
              "residual norm(A v - s u) / s of the 300 singular triples. word2vec and fastText: 300 dimensions,",
              "window 5, 5 epochs, min count 5.", "",
              f"Made by: `make text8` (= `python scripts/eval_text8.py --corpus {corpus} --out {args.out}"
-             + "".join(f" --previous {kind}" for kind in args.previous) + (" --no-sca" if args.no_sca else "") + "`)", "",
+             + "".join(f" --previous {kind}" for kind in args.previous) + (" --no-sca" if args.no_sca else "")
+             + (" --finished-only" if args.finished_only else "") + "`)", "",
              "| method | " + " | ".join(BENCHMARKS) + " | residual | seconds |",
              "|---|" + "---|" * (len(BENCHMARKS) + 2)]
-    for label, (scores, seconds, residual) in results.items():
+    for label, result in results.items():
+        if result is None:
+            lines.append(f"| {label} | " + " | ".join("not run" for _ in BENCHMARKS) + " | | |")
+            continue
+        scores, seconds, residual = result
         lines.append(f"| {label} | " + " | ".join(f"{scores[b]:.3f}" for b in BENCHMARKS)
                      + f" | {residual} | {seconds:.0f} |")
     write_report(args.out, lines, "text8_notes.md")
