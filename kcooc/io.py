@@ -27,7 +27,7 @@ import threading
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterable, Iterator, Sequence, TypeVar
+from typing import BinaryIO, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -95,10 +95,11 @@ def read_text(path: str) -> str:
             stream.close()
 
 
-def text_blocks(path: str, chunk_bytes: int, digest=None) -> Iterator[str]:
+def text_blocks(path: str, chunk_bytes: int, observe: Callable[[bytes], None] | None = None) -> Iterator[str]:
     """A text file as decoded blocks of about ``chunk_bytes``, each cut after whitespace (no token is split).
 
-    ``digest`` (a hashlib object), if given, is updated with every byte read. Errors name file:line.
+    ``observe``, if given, is called with every block of bytes read (a digest's update, a progress bar).
+    Errors name file:line.
     """
     if chunk_bytes < 1:
         raise InputError(f"chunk size must be >= 1 byte, got {chunk_bytes}")
@@ -106,8 +107,8 @@ def text_blocks(path: str, chunk_bytes: int, digest=None) -> Iterator[str]:
     tail, line = b"", 1
     try:
         while block := _read(stream, path, line, chunk_bytes):
-            if digest is not None:
-                digest.update(block)
+            if observe is not None:
+                observe(block)
             block = tail + block
             cut = max(block.rfind(b" "), block.rfind(b"\n"), block.rfind(b"\t"))
             if cut < 0:

@@ -1,8 +1,11 @@
-"""Table 4 analogue of the kernel-CA paper: word similarity of CA vectors (flat, skip, tail-cut, SCA) and of
-word2vec SGNS, CBOW and fastText skip-gram trained on the same corpus, with training times.
+"""Table 4 analogue of the kernel-CA paper: word similarity of CA vectors (flat, skip, tail-cut; counts raised to
+the power 1, 0.5, 0.25; word or word + context vectors; SCA), of the PPMI-SVD reference and of word2vec SGNS, CBOW
+and fastText skip-gram trained on the same corpus, with training times.
 
 Uses data/text8 when it exists (the real text8), else the offline corpus of scripts/data_text8.py.
-Every CA row runs `kcooc ca embed`; every row is scored by `kcooc ca eval`.
+Every CA and PPMI row runs `kcooc ca embed`; every row is scored by `kcooc ca eval`. A finished run (vectors +
+summary in --workdir) is reused. ``--previous fasttext`` copies the fastText row from the existing --out page
+instead of training it again (marked so in the table).
 
     python scripts/eval_text8.py --corpus data/text8-offline --out docs/results-text8.md
 """
@@ -19,6 +22,8 @@ import time
 from reports import write_report
 
 BENCHMARKS = ["ws353-sim", "ws353-rel", "men", "mturk", "rw", "simlex"]
+POWERS = ("1", "0.5", "0.25")
+LABELS = {"sgns": "word2vec SGNS (gensim)", "cbow": "word2vec CBOW (gensim)", "fasttext": "fastText skip-gram"}
 
 
 def kcooc(*args: str) -> str:
@@ -52,6 +57,46 @@ def train_baseline(kind: str, corpus: str, path: str, dims: int, window: int, th
     return time.perf_counter() - start
 
 
+def ca_runs(data_dir: str, best: str) -> list[tuple[str, str, list[str]]]:
+    """(name, label, kcooc ca embed options) of every CA and PPMI row."""
+    runs = [(f"ca-{table}-p{power}", f"CA N^{table}{' (tail-cut)' if table == 'cut' else ''}, power {power}",
+             ["--table", table, "--power", power]) for table in ("flat", "skip", "cut") for power in POWERS]
+    runs += [(f"ca-{table}-p{best}-rc", f"CA N^{table}{' (tail-cut)' if table == 'cut' else ''}, power {best}, "
+              "row+column", ["--table", table, "--power", best, "--vectors", "row+column"]) for table in ("skip",)]
+    runs += [(f"ppmi-skip{suffix}", f"PPMI-SVD (not CA; N^skip, alpha 0.75, U S^0.5){label}",
+              ["--method", "ppmi", "--table", "skip", "--weight", "0.5", *options])
+             for suffix, label, options in (("", "", []), ("-rc", ", row+column", ["--vectors", "row+column"]))]
+    return runs
+
+
+def sca_run(data_dir: str, best: str) -> tuple[str, str, list[str]]:
+    return (f"sca-men-p{best}", f"SCA+MEN (N^flat, power {best})",
+            ["--table", "flat", "--power", best, "--supervision", os.path.join(data_dir, "men.txt")])
+
+
+def embed(name: str, options: list[str], corpus: str, args) -> tuple[dict[str, float], float, str] | None:
+    """(scores, seconds, largest relative residual) of one `kcooc ca embed` run, reused when finished (None:
+    not finished and --finished-only)."""
+    vectors, summary = os.path.join(args.workdir, f"{name}.npz"), os.path.join(args.workdir, f"{name}.json")
+    if not (os.path.exists(vectors) and os.path.exists(summary)):
+        if args.finished_only:
+            return None
+        kcooc("ca", "embed", "-c", "configs/text8.yaml", "--corpus", corpus, *options, "-o", vectors,
+              "--summary", summary, "-q")
+    run = json.load(open(summary))
+    return (evaluate(vectors, args.data_dir), run["seconds"]["total"],
+            f"{run['convergence']['max_relative_residual']:.2f}")
+
+
+def previous_row(path: str, label: str) -> tuple[dict[str, float], float]:
+    """A row of an earlier results page (the same table format)."""
+    for line in open(path, encoding="utf-8"):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[0] == label or cells[0].startswith(f"{label} (previous run"):
+            return dict(zip(BENCHMARKS, map(float, cells[1 : 1 + len(BENCHMARKS)]))), float(cells[-1])
+    raise SystemExit(f"{path}: no row {label!r} to reuse")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default=None)
@@ -59,37 +104,57 @@ def main() -> None:
     parser.add_argument("--workdir", default="runs/text8")
     parser.add_argument("--out", default="docs/results-text8.md")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--best-power", default="0.25", help="power of the row+column and SCA rows")
+    parser.add_argument("--previous", nargs="*", default=[], choices=list(LABELS),
+                        help="baselines whose row is copied from the existing --out page, not retrained")
+    parser.add_argument("--no-sca", action="store_true", help="leave out the SCA+MEN row")
+    parser.add_argument("--finished-only", action="store_true",
+                        help="start no run: rows without finished vectors in --workdir are marked 'not run'")
     args = parser.parse_args()
     corpus = args.corpus or ("data/text8" if os.path.exists("data/text8") else "data/text8-offline")
     os.makedirs(args.workdir, exist_ok=True)
+    previous = {kind: previous_row(args.out, LABELS[kind]) for kind in args.previous}
     results = {}
-    runs = [(f"ca-{table}", f"CA N^{table}" + (" (tail-cut kernel)" if table == "cut" else ""), ["--table", table])
-            for table in ("flat", "skip", "cut")]
-    runs += [(f"sca-{name}", f"SCA+{label} (N^flat)", ["--table", "flat", "--supervision", os.path.join(args.data_dir, file)])
-             for name, label, file in (("men", "MEN", "men.txt"), ("mturk", "MTurk", "mturk.txt"))]
-    for name, label, options in runs:  # a finished run (vectors + summary) is reused
-        vectors, summary = os.path.join(args.workdir, f"{name}.npz"), os.path.join(args.workdir, f"{name}.json")
-        if not (os.path.exists(vectors) and os.path.exists(summary)):
-            kcooc("ca", "embed", "-c", "configs/text8.yaml", "--corpus", corpus, *options, "-o", vectors,
-                  "--summary", summary)
-        results[label] = (evaluate(vectors, args.data_dir), json.load(open(summary))["seconds"]["total"])
-        print(label, results[label], file=sys.stderr)
-    for kind, label in (("sgns", "word2vec SGNS (gensim)"), ("cbow", "word2vec CBOW (gensim)"),
-                        ("fasttext", "fastText skip-gram")):
+    for name, label, options in ca_runs(args.data_dir, args.best_power):
+        results[label] = embed(name, options, corpus, args)
+        print(label, results[label], file=sys.stderr, flush=True)
+    for kind, label in LABELS.items():
+        if kind in previous:
+            scores, seconds = previous[kind]
+            results[f"{label} (previous run, same corpus and settings)"] = (scores, seconds, "")
+            continue
         path, timing = os.path.join(args.workdir, f"{kind}.txt"), os.path.join(args.workdir, f"{kind}.seconds")
         if not (os.path.exists(path) and os.path.exists(timing)):
+            if args.finished_only:
+                results[label] = None
+                continue
             seconds = train_baseline(kind, corpus, path, 300, 5, args.threads)
             with open(timing, "w") as f:
                 f.write(f"{seconds}\n")
-        results[label] = (evaluate(path, args.data_dir), float(open(timing).read()))
-        print(kind, results[label], file=sys.stderr)
+        results[label] = (evaluate(path, args.data_dir), float(open(timing).read()), "")
+        print(kind, results[label], file=sys.stderr, flush=True)
+    if not args.no_sca:  # last: the slowest CA row, tuned on MEN's own pairs
+        name, label, options = sca_run(args.data_dir, args.best_power)
+        results[label] = embed(name, options, corpus, args)
     lines = ["# Word similarity on a text8-like corpus (kernel-CA paper, Table 4 analogue)", "",
              f"Corpus: `{corpus}`; every model sees the same tokens. Spearman's rho of cosine similarity with human",
-             "scores (pairs with an out-of-vocabulary word are left out), and training time on 2 cores.", "",
-             f"Made by: `make text8` (= `python scripts/eval_text8.py --corpus {corpus} --out {args.out}`)", "",
-             "| method | " + " | ".join(BENCHMARKS) + " | seconds |", "|---|" + "---|" * (len(BENCHMARKS) + 1)]
-    for label, (scores, seconds) in results.items():
-        lines.append(f"| {label} | " + " | ".join(f"{scores[b]:.3f}" for b in BENCHMARKS) + f" | {seconds:.0f} |")
+             "scores (pairs with an out-of-vocabulary word are left out), and training time on 2 cores. CA and PPMI",
+             "rows: `configs/text8.yaml` (window 10, 300 dimensions, U S^0, 4 power iterations) with the options",
+             "named in the row (PPMI: U S^0.5, as Levy et al. 2015 recommend); `residual` is the largest relative",
+             "residual norm(A v - s u) / s of the 300 singular triples. word2vec and fastText: 300 dimensions,",
+             "window 5, 5 epochs, min count 5.", "",
+             f"Made by: `make text8` (= `python scripts/eval_text8.py --corpus {corpus} --out {args.out}"
+             + "".join(f" --previous {kind}" for kind in args.previous) + (" --no-sca" if args.no_sca else "")
+             + (" --finished-only" if args.finished_only else "") + "`)", "",
+             "| method | " + " | ".join(BENCHMARKS) + " | residual | seconds |",
+             "|---|" + "---|" * (len(BENCHMARKS) + 2)]
+    for label, result in results.items():
+        if result is None:
+            lines.append(f"| {label} | " + " | ".join("not run" for _ in BENCHMARKS) + " | | |")
+            continue
+        scores, seconds, residual = result
+        lines.append(f"| {label} | " + " | ".join(f"{scores[b]:.3f}" for b in BENCHMARKS)
+                     + f" | {residual} | {seconds:.0f} |")
     write_report(args.out, lines, "text8_notes.md")
     print("\n".join(lines))
 

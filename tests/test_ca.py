@@ -1,5 +1,6 @@
 """CA word vectors against naive references: tables vs a Python count (Eq. 62-64), the delayed SVD vs
-a dense SVD of the same CA matrix, total inertia = chi^2/n, Fisher's data; `kcooc ca embed/eval`."""
+a dense SVD of the same CA matrix (of N and of N^power), PPMI-SVD vs a dense PPMI, total inertia = chi^2/n,
+Fisher's data, the tokenizer; `kcooc ca embed/eval`."""
 
 import json
 import os
@@ -11,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import TRAIN, run
-from kcooc.ca.counting import Vocabulary, contingency_table, offset_tables
-from kcooc.ca.model import CorrespondenceAnalysis, word_similarity
-from kcooc.ca.svd import CAOperator, randomized_svd, residuals
+from kcooc.ca.counting import Vocabulary, contingency_table, offset_tables, token_chunks, tokenize
+from kcooc.ca.model import PPMISVD, CorrespondenceAnalysis, word_similarity
+from kcooc.ca.sca import sca_operator, supervision_matrix
+from kcooc.ca.svd import CAOperator, randomized_svd
 from kcooc.encoders import read_word2vec_text
 
 FISHER = np.array([[326, 38, 241, 110, 3], [688, 116, 584, 188, 4], [343, 84, 909, 412, 26], [98, 48, 403, 681, 85]])
@@ -104,12 +106,103 @@ def test_delayed_randomized_svd_equals_the_dense_svd(k):
     N = random_table(seed=k)
     op = CAOperator(N)
     U_dense, s_dense, Vt_dense = np.linalg.svd(op.dense())
-    U, s, Vt = randomized_svd(op, k, oversample=30 - k, power_iterations=2)  # a sketch as wide as the table: exact
+    U, s, Vt, relative, iterations = randomized_svd(op, k, oversample=30 - k, power_iterations=2)  # exact: full width
     np.testing.assert_allclose(s, s_dense[:k], rtol=1e-6)
     # same subspaces: the cosines of the principal angles are all 1
     np.testing.assert_allclose(np.linalg.svd(U_dense[:, :k].T @ U, compute_uv=False), 1, atol=1e-5)
     np.testing.assert_allclose(np.linalg.svd(Vt_dense[:k] @ Vt.T, compute_uv=False), 1, atol=1e-5)
-    assert residuals(op, U, s, Vt).max() < 1e-6
+    assert iterations == 2 and relative_residuals(op, U, s, Vt).max() < 1e-6 and relative.max() < 1e-6
+
+
+def relative_residuals(op, U, s, Vt):
+    """||A v_i - s_i u_i|| / s_i by the definition, one more product with the operator."""
+    return np.linalg.norm(op.matmat(Vt.T) - U * s, axis=0) / s
+
+
+def test_tol_stops_the_power_iterations_once_every_residual_is_below_it():
+    N = random_table(rows=300, cols=250, density=0.05, seed=4)
+    op = CAOperator(N)
+    fixed = randomized_svd(op, 20, oversample=5, power_iterations=3)
+    assert fixed.power_iterations == 3
+    np.testing.assert_allclose(fixed.relative_residuals, relative_residuals(op, fixed.U, fixed.s, fixed.Vt), rtol=1e-6)
+    assert fixed.relative_residuals.max() > 1e-3  # a narrow sketch is not exact after 3 iterations
+    seen = []
+    tol = randomized_svd(op, 20, oversample=5, power_iterations=200, tol=1e-3, progress=lambda i, r: seen.append(r))
+    assert 3 < tol.power_iterations < 200 and len(seen) == tol.power_iterations + 1
+    assert tol.relative_residuals.max() <= 1e-3 < seen[-2]  # stopped at the first step below tol
+    np.testing.assert_allclose(tol.relative_residuals, relative_residuals(op, tol.U, tol.s, tol.Vt), rtol=1e-6)
+    s_dense = np.linalg.svd(op.dense(), compute_uv=False)[:20]
+    assert np.abs(tol.s - s_dense).max() < np.abs(fixed.s - s_dense).max()
+    capped = randomized_svd(op, 20, oversample=5, power_iterations=1, tol=1e-12)
+    assert capped.power_iterations == 1 and capped.relative_residuals.max() > 1e-12
+
+
+def real_counts(kind: str, words: int = 60, window: int = 2) -> sp.csr_matrix:
+    """A word x word table of the most frequent words of real dialogue text (tests/data)."""
+    vocabulary = Vocabulary.build(token_chunks(TRAIN, lowercase=True), min_count=1, max_vocab=words)
+    tables = offset_tables((vocabulary.ids(t) for t in token_chunks(TRAIN, lowercase=True)), words, window,
+                           separate=kind == "cut")
+    N = contingency_table(tables, kind, vocabulary.counts)
+    assert (N.sum(axis=0) > 0).all() and (N.sum(axis=1) > 0).all()
+    return N
+
+
+def dense_sca(N, S):
+    """Def. 5 written out densely: D(r')^-1/2 [N o (Gamma N Gamma) - (Gamma N) o (N Gamma)] D(c')^-1/2."""
+    Gamma = np.ones(N.shape) + S
+    M = N * (Gamma @ N @ Gamma) - (Gamma @ N) * (N @ Gamma)
+    M2 = (Gamma @ N) * (N @ Gamma)
+    return M / np.sqrt(np.outer(M2.sum(axis=1), M2.sum(axis=0)))
+
+
+def assert_same_svd(model, reference, k):
+    """Singular values, and vectors up to one sign per component (u and v flip together)."""
+    U, s, Vt = np.linalg.svd(reference)
+    np.testing.assert_allclose(model.singular_values_, s[:k], rtol=1e-8, atol=1e-12)
+    expected = U[:, :k] if model.vectors == "row" else U[:, :k] + Vt[:k].T
+    expected = expected * s[:k] ** model.weight
+    signs = np.sign(np.einsum("ij,ij->j", model.vectors_, expected))
+    np.testing.assert_allclose(model.vectors_, expected * signs, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["flat", "skip", "cut"])
+@pytest.mark.parametrize("power", [1.0, 0.5, 0.25])
+def test_ca_of_the_powered_table_equals_a_dense_svd_on_real_counts(kind, power):
+    N = real_counts(kind)
+    Np = N.toarray() ** power  # the definition: every entry raised, zeros stay zero
+    options = dict(oversample=60, power_iterations=2)  # a sketch as wide as the table: exact
+    for weight, vectors in ((0.0, "row"), (0.5, "row+column")):
+        model = CorrespondenceAnalysis(10, weight, power, vectors=vectors, **options).fit(N)
+        assert_same_svd(model, dense_ca(Np), 10)
+    assert model.total_inertia_ == pytest.approx((np.linalg.svd(dense_ca(Np), compute_uv=False) ** 2).sum())
+    assert N.toarray().max() > 1  # the power changed the table
+
+
+def test_sca_of_the_powered_table_equals_definition_5_of_n_to_the_power():
+    N = real_counts("flat", words=30)
+    S = supervision_matrix([(0, 3, 8.0), (2, 5, 4.0), (3, 7, 2.0), (10, 20, 5.0)], 30, weight=1.0)
+    model = CorrespondenceAnalysis(8, 0.0, 0.5, oversample=30, power_iterations=2).fit(N, S)
+    assert_same_svd(model, dense_sca(N.toarray() ** 0.5, S.toarray()), 8)
+
+
+@pytest.mark.parametrize("vectors", ["row", "row+column"])
+def test_ppmi_svd_equals_a_dense_svd_of_smoothed_ppmi(vectors):
+    N = real_counts("skip").toarray()
+    n, r, c = N.sum(), N.sum(axis=1), N.sum(axis=0)
+    with np.errstate(divide="ignore"):
+        pmi = np.log((N / n) / np.outer(r / n, c**0.75 / (c**0.75).sum()))
+    ppmi = np.maximum(pmi, 0)
+    assert (ppmi > 0).sum() < (N > 0).sum()  # some observed pairs are below independence
+    model = PPMISVD(10, 0.5, 0.75, vectors=vectors, oversample=50, power_iterations=2).fit(sp.csr_matrix(N))
+    assert_same_svd(model, ppmi, 10)
+    assert model.total_inertia_ == pytest.approx((ppmi**2).sum())
+
+
+def test_row_plus_column_vectors_need_a_square_table():
+    from kcooc.errors import InputError
+
+    with pytest.raises(InputError, match="square"):
+        CorrespondenceAnalysis(3, vectors="row+column").fit(random_table())
 
 
 def test_fishers_data_gives_the_known_principal_inertias():
@@ -137,8 +230,10 @@ def test_cli_embeds_real_text_exports_word2vec_and_evaluates(tmp_path):
     args = ["ca", "embed", "--corpus", corpus, "--dims", "20", "--window", "3", "--min-count", "3"]
     run(*args, "-o", tmp_path / "v.npz", "--export-w2v", tmp_path / "v.txt", "--summary", tmp_path / "s.json")
     summary = json.loads((tmp_path / "s.json").read_text())
-    # a spot check of the top singular pairs (singular values here are 0.3-0.6)
-    assert summary["vocabulary"] > 500 and summary["residuals"][0] < 1e-3 and max(summary["residuals"]) < 0.05
+    # the top singular pairs converge first; the last of the 20 are still approximate after 4 iterations
+    residuals = summary["relative_residuals"]
+    assert summary["vocabulary"] > 500 and len(residuals) == 20 and residuals[0] < 1e-3 and max(residuals) < 0.5
+    assert summary["convergence"]["power_iterations"] == 4 and summary["convergence"]["converged"] is None
     words, vectors = read_word2vec_text(str(tmp_path / "v.txt"))
     assert len(words) == summary["vocabulary"] and vectors.shape[1] == 20
     # stdin gives the same vectors, byte for byte
@@ -166,15 +261,9 @@ def test_cli_bad_corpus_is_one_line_exit_2(tmp_path):
 
 
 def test_sca_operator_equals_definition_5_and_is_lca_without_supervision():
-    from kcooc.ca.sca import sca_operator, supervision_matrix
-
     N = random_table(rows=12, cols=12, density=0.4, seed=3)
     S = supervision_matrix([(0, 3, 8.0), (2, 5, 4.0), (3, 7, 2.0)], 12, weight=0.5)
-    dense_N, Gamma = N.toarray().astype(float), np.ones((12, 12)) + S.toarray()
-    M = dense_N * (Gamma @ dense_N @ Gamma) - (Gamma @ dense_N) * (dense_N @ Gamma)
-    M2 = (Gamma @ dense_N) * (dense_N @ Gamma)
-    r, c = M2.sum(axis=1), M2.sum(axis=0)
-    reference = M / np.sqrt(np.outer(r, c))
+    reference = dense_sca(N.toarray().astype(float), S.toarray())
     op = sca_operator(N, S)
     np.testing.assert_allclose(op.dense(), reference, atol=1e-12)
     np.testing.assert_allclose(op.rmatmat(np.eye(12)), reference.T, atol=1e-12)
@@ -213,3 +302,58 @@ def test_cli_sca_uses_the_supervised_pairs(tmp_path):
     _, lca = artifact.load(str(tmp_path / "lca.npz"), "ca-vectors")
     assert header["config"]["supervision"].endswith("pairs.txt")
     assert not np.allclose(sca["singular_values"], lca["singular_values"])
+
+
+def test_tokenize_lowercases_and_splits_punctuation_off_words():
+    assert tokenize("Don't STOP-loss, Mr. Smith!") == ["don't", "stop-loss", ",", "mr", ".", "smith", "!"]
+    assert tokenize("Don't STOP-loss, Mr. Smith!", lowercase=False) == ["Don't", "STOP-loss,", "Mr.", "Smith!"]
+    assert tokenize("already like text eight") == ["already", "like", "text", "eight"]
+
+
+def test_cli_lowercases_raw_text_by_default(tmp_path):
+    from kcooc import artifact
+
+    raw = open(TRAIN, encoding="utf-8").read()
+    assert any(c.isupper() for c in raw) and "," in raw
+    (tmp_path / "raw.txt").write_text(raw, encoding="utf-8")
+    common = ["ca", "embed", "--corpus", tmp_path / "raw.txt", "--dims", "5", "--window", "2", "-q"]
+    run(*common, "-o", tmp_path / "low.npz")
+    run(*common, "--no-lowercase", "-o", tmp_path / "raw.npz")
+    low = artifact.load(str(tmp_path / "low.npz"), "ca-vectors")[1]["vocab"].tolist()
+    kept = artifact.load(str(tmp_path / "raw.npz"), "ca-vectors")[1]["vocab"].tolist()
+    assert all(w == w.lower() for w in low) and "," in low and "?" in low and not any(w.endswith(",") for w in low if w != ",")
+    assert any(w != w.lower() for w in kept) and any(w.endswith(",") for w in kept)
+    assert len(set(low) & {"hello", "yeah", "good"}) == 3
+
+
+@pytest.mark.parametrize("value", ["0", "-0.5", "1.5", "nan"])
+def test_cli_power_outside_0_1_is_exit_2_before_any_work(tmp_path, value):
+    missing = tmp_path / "no-such-corpus.txt"  # would fail too, later: the power is checked first
+    result = run("ca", "embed", "--corpus", missing, "--power", value, "-o", tmp_path / "v.npz", check=False)
+    assert result.returncode == 2 and "power" in result.stderr and "Traceback" not in result.stderr
+    assert "no-such-corpus" not in result.stderr and os.listdir(tmp_path) == []
+
+
+def test_config_power_outside_0_1_is_exit_2(tmp_path):
+    (tmp_path / "c.yaml").write_text("power: 2\n")
+    (tmp_path / "corpus.txt").write_text("a b c " * 10)
+    result = run("ca", "embed", "-c", tmp_path / "c.yaml", "--corpus", tmp_path / "corpus.txt", "-o",
+                 tmp_path / "v.npz", check=False)
+    assert result.returncode == 2 and "power must be in (0, 1]" in result.stderr
+    assert not (tmp_path / "v.npz").exists()
+
+
+def test_cli_ppmi_and_tol_report_their_convergence(tmp_path):
+    text = open(TRAIN, encoding="utf-8").read()
+    (tmp_path / "corpus.txt").write_text(text, encoding="utf-8")
+    common = ["ca", "embed", "--corpus", tmp_path / "corpus.txt", "--dims", "10", "--window", "2", "--min-count", "3"]
+    result = run(*common, "--method", "ppmi", "--vectors", "row+column", "--tol", "1e-3", "--power-iterations", "60",
+                 "-o", tmp_path / "p.npz", "--summary", tmp_path / "p.json")
+    summary = json.loads((tmp_path / "p.json").read_text())
+    convergence = summary["convergence"]
+    assert summary["method"] == "ppmi" and convergence["converged"] is True and convergence["tol"] == 1e-3
+    assert 0 < convergence["power_iterations"] < 60 and max(summary["relative_residuals"]) <= 1e-3
+    assert f"svd: {convergence['power_iterations']} power iterations" in result.stderr
+    bad = run(*common, "--method", "ppmi", "--supervision", tmp_path / "corpus.txt", "-o", tmp_path / "q.npz",
+              check=False)
+    assert bad.returncode == 2 and "CA only" in bad.stderr and not (tmp_path / "q.npz").exists()

@@ -74,7 +74,7 @@ COMMANDS = {
     "filter-parallel": Command("filter-parallel", {"-c": "{in}/filter.yaml", "-i": "{in}/enja.tsv", "-o": "{out}/kept.tsv",
                                                    "--scores": "{out}/scores.txt", "--summary": "{out}/run.json"},
                                "-i", "tsv", "-o", "--scores", config=True),
-    "filter-parallel -m": Command("filter-parallel", {"-m": "{in}/phsic.npz", "-i": "{in}/pairs.tsv",
+    "filter-parallel -m": Command("filter-parallel", {"-m": "{in}/phsic.npz", "--scorer": "phsic", "-i": "{in}/pairs.tsv",
                                                       "-o": "{out}/kept.tsv", "--summary": "{out}/run.json"},
                                   "-i", "tsv", "-o", "--summary", model="-m", model_kind="phsic"),
     "ca embed": Command("ca embed", {"-c": "{in}/ca.yaml", "--corpus": "{in}/corpus.txt", "-o": "{out}/vectors.npz",

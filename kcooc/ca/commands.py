@@ -11,14 +11,14 @@ import click
 import numpy as np
 
 from .. import artifact
-from ..cliutils import Timer, check_outputs, guarded, load_config, require, seed_option, write_summary
+from ..cliutils import PositiveFloat, Timer, check_outputs, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
 from ..encoders import read_word2vec_text
 from ..errors import InputError
 from ..io import atomic_output, display_name, rereadable_input, text_lines
 from .config import CaConfig
 from .counting import Vocabulary, contingency_table, offset_tables, token_chunks
-from .model import CorrespondenceAnalysis, vectors_from_artifact, word_similarity
+from .model import PPMISVD, CorrespondenceAnalysis, vectors_from_artifact, word_similarity
 from .sca import supervision_matrix
 
 KIND = "ca-vectors"
@@ -34,61 +34,114 @@ def ca():
 
 @ca.command("embed")
 @click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
-@click.option("--corpus", required=True, help="Whitespace-tokenised text (text8-like; .gz/.bz2/.xz, or - for stdin).")
+@click.option("--corpus", required=True, help="A text file (.gz/.bz2/.xz, or - for stdin); see --lowercase.")
 @click.option("--output", "-o", required=True, help="Vectors file (.npz: vocab, vectors, singular values, config).")
 @click.option("--export-w2v", default=None, help="Also write the vectors in the word2vec text format.")
+@click.option("--method", type=click.Choice(["ca", "ppmi"]), default=None,
+              help="ca, or ppmi: PPMI-SVD (Levy et al. 2015), a reference that is not CA [config: method].")
 @click.option("--table", type=click.Choice(["flat", "skip", "cut"]), default=None, help="[config: table]")
 @click.option("--window", type=click.IntRange(min=0), default=None, help="[config: window]")
+@click.option("--power", type=click.FloatRange(0, 1, min_open=True), default=None,
+              help="CA of N^power, the counts raised entry by entry, 0 < power <= 1 (1 = plain CA) [config: power].")
+@click.option("--vectors", type=click.Choice(["row", "row+column"]), default=None,
+              help="Word vectors, or word + context vectors [config: vectors].")
 @click.option("--dims", type=click.IntRange(min=1), default=None, help="[config: dims]")
+@click.option("--weight", type=float, default=None, help="Vectors U S^weight [config: weight].")
 @click.option("--min-count", type=click.IntRange(min=1), default=None, help="[config: min_count]")
+@click.option("--lowercase/--no-lowercase", default=None,
+              help="Lower-case the text and split punctuation marks off words (default; text8-like text is unchanged), "
+                   "or keep whitespace tokens as they are [config: lowercase].")
 @click.option("--supervision", default=None, help="SCA: 'word word score' pairs, e.g. data/benchmarks/men.txt [config: supervision].")
-@seed_option("[config: seed]")
-@click.option("--summary", "summary_path", default=None, help="Write a one-line JSON summary here.")
+@click.option("--power-iterations", type=click.IntRange(min=0), default=None,
+              help="Randomized SVD power iterations; with --tol the most [config: power_iterations].")
+@click.option("--tol", type=PositiveFloat(), default=None,
+              help="Stop the power iterations once every relative residual is below this [config: tol].")
+@run_options
 @click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
 @guarded
-def embed_command(config_path, corpus, output, export_w2v, table, window, dims, min_count, supervision, seed,
-                  summary_path, print_config):
-    """Count a word x context table from a token stream and decompose it by CA.
+def embed_command(config_path, corpus, output, export_w2v, method, table, window, power, vectors, dims, weight, min_count,
+                  lowercase, supervision, power_iterations, tol, seed, quiet, summary_path, print_config):
+    """Count a word x context table from a token stream and decompose it by CA (or PPMI-SVD).
 
     \b
     Example:
       kcooc ca embed -c configs/text8.yaml --corpus data/text8 -o runs/ca-flat.npz --export-w2v runs/ca-flat.txt
     """
-    cfg = load_config(CaConfig, config_path, {"table": table, "window": window, "dims": dims, "min_count": min_count,
-                                              "supervision": supervision, "seed": seed}, print_config)
+    cfg = load_config(CaConfig, config_path, {
+        "method": method, "table": table, "window": window, "power": power, "vectors": vectors, "dims": dims,
+        "weight": weight, "min_count": min_count, "lowercase": lowercase, "supervision": supervision,
+        "power_iterations": power_iterations, "tol": tol, "seed": seed}, print_config)
     check_outputs(output, export_w2v, summary_path, inputs=[corpus, cfg.supervision, config_path])
     timer, seconds = Timer(), {}
     with tempfile.TemporaryDirectory(prefix="kcooc-ca-") as scratch:
         path = rereadable_input(corpus, scratch)
         digest = hashlib.sha256()
-        try:
-            vocabulary = Vocabulary.build(token_chunks(path, cfg.chunk_bytes, digest), cfg.min_count, cfg.max_vocab)
-        except InputError as exc:
-            raise InputError(f"{display_name(corpus)}: {exc}") from None
+        with reading_bar(path, "vocabulary", quiet) as bar:
+            chunks = token_chunks(path, cfg.chunk_bytes, lambda block: (digest.update(block), bar.update(len(block))),
+                                  cfg.lowercase)
+            try:
+                vocabulary = Vocabulary.build(chunks, cfg.min_count, cfg.max_vocab)
+            except InputError as exc:
+                raise InputError(f"{display_name(corpus)}: {exc}") from None
         seconds["vocabulary"] = timer.seconds()
         lap = Timer()
-        ids = (vocabulary.ids(tokens) for tokens in token_chunks(path, cfg.chunk_bytes))
-        tables = offset_tables(ids, len(vocabulary.words), cfg.window, separate=cfg.table == "cut")
+        with reading_bar(path, "counting", quiet) as bar:
+            ids = (vocabulary.ids(tokens) for tokens in
+                   token_chunks(path, cfg.chunk_bytes, lambda block: bar.update(len(block)), cfg.lowercase))
+            tables = offset_tables(ids, len(vocabulary.words), cfg.window, separate=cfg.table == "cut")
     N = contingency_table(tables, cfg.table, vocabulary.counts, cfg.threshold)
     del tables
     seconds["count"] = lap.seconds()
     lap = Timer()
-    S = supervision_of(cfg, vocabulary) if cfg.supervision else None
-    model = CorrespondenceAnalysis(cfg.dims, cfg.weight, cfg.oversample, cfg.power_iterations, cfg.seed).fit(N, S)
+    options = {"vectors": cfg.vectors, "oversample": cfg.oversample, "power_iterations": cfg.power_iterations,
+               "tol": cfg.tol, "seed": cfg.seed}
+    with progress(quiet, unit="steps") as bar:
+        bar.unit_scale = False
+        bar.set_description_str("svd")
+        bar.reset(total=cfg.power_iterations + 1)  # the sketch, then each power iteration
+
+        def step(iteration, worst):
+            bar.set_postfix(residual=f"{worst:.3g}", refresh=False)
+            bar.update()
+
+        if cfg.method == "ppmi":
+            model = PPMISVD(cfg.dims, cfg.weight, cfg.smoothing, **options).fit(N, step)
+        else:
+            S = supervision_of(cfg, vocabulary) if cfg.supervision else None
+            model = CorrespondenceAnalysis(cfg.dims, cfg.weight, cfg.power, **options).fit(N, S, step)
     seconds["svd"] = lap.seconds()
-    arrays = {"vocab": np.array(vocabulary.words), "counts": vocabulary.counts, "vectors": model.row_vectors_,
-              "singular_values": model.singular_values_}
+    residual = model.relative_residuals_
+    convergence = {"power_iterations": model.power_iterations_, "tol": cfg.tol,
+                   "converged": None if cfg.tol is None else bool(residual.max() <= cfg.tol),
+                   "max_relative_residual": float(residual.max()), "median_relative_residual": float(np.median(residual))}
+    arrays = {"vocab": np.array(vocabulary.words), "counts": vocabulary.counts, "vectors": model.vectors_,
+              "singular_values": model.singular_values_, "relative_residuals": residual}
     artifact.save(output, KIND, arrays, {"config": to_dict(cfg), "data_sha256": digest.hexdigest(),
                                          "total_inertia": model.total_inertia_, "nonzeros": int(N.nnz),
-                                         "residuals": model.residuals_.tolist()})
+                                         "convergence": convergence})
     if export_w2v:
-        write_word2vec(export_w2v, vocabulary.words, model.row_vectors_)
+        write_word2vec(export_w2v, vocabulary.words, model.vectors_)
     seconds["total"] = timer.seconds()
+    if not quiet:
+        click.echo(f"svd: {model.power_iterations_} power iterations, relative residual of the top {residual.size}: "
+                   f"max {residual.max():.3g}, median {np.median(residual):.3g}"
+                   + ("" if cfg.tol is None else f" (tol {cfg.tol:g}: {'' if convergence['converged'] else 'not '}reached)"),
+                   err=True)
     write_summary(summary_path, {
-        "command": "ca embed", "corpus": display_name(corpus), "output": output, "vocabulary": len(vocabulary.words),
-        "tokens_in_vocabulary": int(vocabulary.counts.sum()), "nonzeros": int(N.nnz),
-        "total_inertia": model.total_inertia_, "explained_inertia": float((model.singular_values_**2).sum()),
-        "residuals": model.residuals_.tolist(), "seconds": seconds})
+        "command": "ca embed", "method": cfg.method, "corpus": display_name(corpus), "output": output,
+        "vocabulary": len(vocabulary.words), "tokens_in_vocabulary": int(vocabulary.counts.sum()),
+        "nonzeros": int(N.nnz), "total_inertia": model.total_inertia_,
+        "explained_inertia": float((model.singular_values_**2).sum()), "convergence": convergence,
+        "relative_residuals": residual.tolist(), "seconds": seconds})
+
+
+def reading_bar(path: str, description: str, quiet: bool):
+    """A progress bar over the bytes of ``path`` (its size is the total when it is not compressed)."""
+    bar = progress(quiet, unit="B")
+    bar.set_description_str(description)
+    compressed = path.endswith((".gz", ".bz2", ".xz"))
+    bar.reset(total=None if compressed or not os.path.isfile(path) else os.path.getsize(path))
+    return bar
 
 
 def supervision_of(cfg: CaConfig, vocabulary: Vocabulary):

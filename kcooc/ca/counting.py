@@ -16,9 +16,10 @@ so pairs across chunk boundaries are counted once.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 import scipy.sparse as sp
@@ -27,15 +28,28 @@ from ..errors import InputError
 from ..io import text_blocks
 
 TABLES = ("flat", "skip", "cut")
+WORD_OR_MARK = re.compile(r"\w+(?:['\u2019-]\w+)*|[^\w\s]")
+NOTHING_TO_SPLIT = re.compile(r"[^a-z\s]")
 
 
-def token_chunks(path: str, chunk_bytes: int = 1 << 24, digest=None) -> Iterator[list[str]]:
-    """Whitespace tokens of a (possibly single-line, possibly compressed) text file, chunk by chunk.
+def tokenize(text: str, lowercase: bool = True) -> list[str]:
+    """Whitespace tokens as they are, or (``lowercase``) lower-cased words with punctuation split off:
+    every punctuation mark is a token of its own, apostrophes and hyphens inside a word stay
+    ("Don't stop-loss." -> don't, stop-loss, .). Text already like text8 (a-z and spaces) is unchanged."""
+    if not lowercase:
+        return text.split()
+    text = text.lower()
+    return text.split() if NOTHING_TO_SPLIT.search(text) is None else WORD_OR_MARK.findall(text)
 
-    ``digest`` (a hashlib object), if given, is updated with every byte read.
+
+def token_chunks(path: str, chunk_bytes: int = 1 << 24, observe: Callable[[bytes], None] | None = None,
+                 lowercase: bool = False) -> Iterator[list[str]]:
+    """Tokens (``tokenize``) of a (possibly single-line, possibly compressed) text file, chunk by chunk.
+
+    ``observe``, if given, is called with every block of bytes read (a digest, a progress bar).
     """
-    for text in text_blocks(path, chunk_bytes, digest):
-        yield text.split()
+    for text in text_blocks(path, chunk_bytes, observe):
+        yield tokenize(text, lowercase)
 
 
 @dataclass

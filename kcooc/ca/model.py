@@ -1,6 +1,6 @@
-"""Linear correspondence analysis (Niitsuma, Def. 3, Eq. 33-40) of a word x context table by the
-delayed sparse randomized SVD (svd.py), or its semi-supervised form SCA (Def. 5, sca.py), and
-word-pair similarity evaluation."""
+"""Word vectors from the truncated SVD of a word x context table: linear correspondence analysis (Niitsuma,
+Def. 3, Eq. 33-40) of the table or of its elementwise power, its semi-supervised form SCA (Def. 5, sca.py), and the
+PPMI-SVD reference (ppmi.py); word-pair similarity evaluation."""
 
 from __future__ import annotations
 
@@ -10,35 +10,77 @@ from scipy.stats import spearmanr
 
 from ..artifact import check_arrays
 from ..errors import InputError
+from .ppmi import PPMIOperator
 from .sca import sca_operator
-from .svd import CAOperator, randomized_svd, residuals
+from .svd import CAOperator, DelayedOperator, randomized_svd
+
+VECTORS = ("row", "row+column")
 
 
-class CorrespondenceAnalysis:
-    """``fit(N)`` -> ``row_vectors_`` = U S^weight (the rows of the SVD of Xi_hat, Eq. 39).
+def elementwise_power(N: sp.spmatrix, power: float) -> sp.csr_matrix:
+    """N^power entry by entry: only the non-zeros change, so the table stays as sparse as it was."""
+    N = sp.csr_matrix(N, dtype=np.float64, copy=True)
+    N.data **= power
+    return N
 
-    ``weight`` is the singular-value weighting: 1 gives CA's principal coordinates up to the
-    row scaling D(r)^-1/2 (which cosine similarity ignores), 0 the standard coordinates (the default:
-    best of 0, 0.5, 1 on the offline text8 stand-in; 0.5 is the usual compromise for word vectors,
-    Levy, Goldberg & Dagan, 2015).
+
+class SpectralWordVectors:
+    """``vectors_`` from the top ``dims`` singular triples of an operator: U S^weight (``vectors="row"``) or
+    (U + V) S^weight (``"row+column"``: word + context vectors, Levy, Goldberg & Dagan 2015, §3.3; the table
+    must be square with rows and columns indexed by the same words).
+
+    ``weight`` 0 gives the singular vectors (CA's standard coordinates up to the row scaling D(r)^-1/2, which
+    cosine similarity ignores), 1 the principal coordinates; 0.5 is the usual compromise (Levy et al. 2015).
+    ``tol``: stop the power iterations once every relative residual is below it (at most ``power_iterations``).
     """
 
-    def __init__(self, dims: int = 300, weight: float = 0.0, oversample: int = 10, power_iterations: int = 4,
-                 seed: int = 0):
-        self.dims, self.weight, self.oversample = dims, weight, oversample
-        self.power_iterations, self.seed = power_iterations, seed
+    def __init__(self, dims: int = 300, weight: float = 0.0, vectors: str = "row", oversample: int = 10,
+                 power_iterations: int = 4, tol: float | None = None, seed: int = 0):
+        if vectors not in VECTORS:
+            raise InputError(f"vectors must be one of {VECTORS}, got {vectors!r}")
+        self.dims, self.weight, self.vectors, self.oversample = dims, weight, vectors, oversample
+        self.power_iterations, self.tol, self.seed = power_iterations, tol, seed
 
-    def fit(self, N: sp.spmatrix, supervision: sp.spmatrix | None = None) -> "CorrespondenceAnalysis":
-        """LCA of N; with ``supervision`` (S of sca.py) the semi-supervised SCA of Def. 5."""
-        op = CAOperator(N) if supervision is None else sca_operator(N, supervision)
+    def decompose(self, op: DelayedOperator, progress=None) -> "SpectralWordVectors":
+        if self.vectors == "row+column" and op.shape[0] != op.shape[1]:
+            raise InputError(f"row+column vectors need a square table, got {op.shape[0]} x {op.shape[1]}")
         k = min(self.dims, min(op.shape) - 1)
-        U, s, Vt = randomized_svd(op, k, oversample=self.oversample, power_iterations=self.power_iterations,
-                                  seed=self.seed)
+        U, s, Vt, self.relative_residuals_, self.power_iterations_ = randomized_svd(
+            op, k, oversample=self.oversample, power_iterations=self.power_iterations, tol=self.tol, seed=self.seed,
+            progress=progress)
+        vectors = U if self.vectors == "row" else U + Vt.T
         self.singular_values_ = s
-        self.row_vectors_ = (U * s**self.weight).astype(np.float32)
+        self.vectors_ = (vectors * s**self.weight).astype(np.float32)
         self.total_inertia_ = op.total_inertia()
-        self.residuals_ = residuals(op, U[:, :5], s[:5], Vt[:5])
         return self
+
+
+class CorrespondenceAnalysis(SpectralWordVectors):
+    """LCA of N^power (``power`` in (0, 1]; 1 is the paper's CA, 0.5 and 0.25 are ROOT-CA and ROOTROOT-CA of
+    Qi, Bagheri, Hessen & van der Heijden 2024): margins are those of N^power, and the dense CA matrix is never
+    formed (svd.py)."""
+
+    def __init__(self, dims: int = 300, weight: float = 0.0, power: float = 1.0, **options):
+        if not 0 < power <= 1:
+            raise InputError(f"power must be in (0, 1], got {power}")
+        super().__init__(dims, weight, **options)
+        self.power = power
+
+    def fit(self, N: sp.spmatrix, supervision: sp.spmatrix | None = None, progress=None) -> "CorrespondenceAnalysis":
+        """LCA of N^power; with ``supervision`` (S of sca.py) the semi-supervised SCA of Def. 5 of N^power."""
+        N = elementwise_power(N, self.power) if self.power != 1 else N
+        return self.decompose(CAOperator(N) if supervision is None else sca_operator(N, supervision), progress)
+
+
+class PPMISVD(SpectralWordVectors):
+    """SVD of the PPMI matrix with context-distribution smoothing (Levy et al. 2015) -- a reference, not CA."""
+
+    def __init__(self, dims: int = 300, weight: float = 0.0, smoothing: float = 0.75, **options):
+        super().__init__(dims, weight, **options)
+        self.smoothing = smoothing
+
+    def fit(self, N: sp.spmatrix, progress=None) -> "PPMISVD":
+        return self.decompose(PPMIOperator(N, self.smoothing), progress)
 
 
 def unit_rows(V: np.ndarray) -> np.ndarray:
@@ -62,9 +104,11 @@ def word_similarity(words: list[str], vectors: np.ndarray, pairs: list[tuple[str
 
 def vectors_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> tuple[list[str], np.ndarray]:
     """(words, vectors) of a ``ca-vectors`` artifact, checked against the kind's schema: vocab (n words),
-    counts (n integers), vectors (n x dims floats), singular_values (dims floats)."""
+    counts (n integers), vectors (n x dims floats), singular_values (dims floats) and, from runs that
+    report convergence, relative_residuals (dims floats)."""
     if not isinstance(header.get("config"), dict):
         raise InputError("the header has no config")
     check_arrays(arrays, {"vocab": ("U", ("n",)), "counts": ("iu", ("n",)), "vectors": ("f", ("n", "dims")),
-                          "singular_values": ("f", ("dims",))})
+                          "singular_values": ("f", ("dims",)), "relative_residuals": ("f", ("dims",))},
+                 optional=("relative_residuals",))
     return arrays["vocab"].tolist(), arrays["vectors"]

@@ -18,7 +18,7 @@ FISHER = {  # Fisher's eye and hair colour data, Caithness (paper Table 1)
 def principal_coordinates(N: np.ndarray, dims: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(row coordinates, column coordinates, principal inertias) of the first ``dims`` dimensions."""
     op = CAOperator(sp.csr_matrix(np.asarray(N, dtype=np.float64)))
-    U, s, Vt = randomized_svd(op, dims, oversample=min(op.shape), power_iterations=2)
+    U, s, Vt = randomized_svd(op, dims, oversample=min(op.shape), power_iterations=2)[:3]
     return op.row_scale[:, None] * U * s, op.col_scale[:, None] * Vt.T * s, s**2
 
 
