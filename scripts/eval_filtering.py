@@ -57,7 +57,7 @@ KINDS = ["neighbour", "wrong_language", "source_language", "partial", "joined", 
 # target language -> (script-rule language, language of the wrong-language material, OpusFilter script)
 PAIRS = {"ja": ("japanese", "zh", None), "de": ("latin", "fr", "Latin"), "fr": ("latin", "de", "Latin")}
 RULES_OFF = {"empty_side": False, "identical_sides": False, "max_chars": None, "max_length_ratio": None,
-             "control_chars": False, "dedup": False}
+             "control_chars": False, "dedup": False, "min_script_ratio": 0.0}  # script rule off even when languages are declared
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(«A-ZÀ-Ý0-9])|(?<=[。！？])")
 CLAUSE_MARK = re.compile(r"[,;:、，；]")
 NUMBER = re.compile(r"\d+")
@@ -212,7 +212,8 @@ def dropping(dropped: np.ndarray, kind: np.ndarray) -> dict:
 # ---------------------------------------------------------------------------------------- scorers
 
 def run_kcooc(corpus: str, workdir: str, name: str, config: dict | None, options: list[str]) -> tuple[np.ndarray, np.ndarray, float]:
-    """``kcooc filter-parallel`` on the corpus: every line's score, which lines a rule dropped, seconds."""
+    """``kcooc filter-parallel`` on the corpus: every line's score, which lines a rule dropped, seconds.
+    With every rule off (``RULES_OFF``) a dropped line is an error: the ranking must cover every pair."""
     command = [sys.executable, "-m", "kcooc", "filter-parallel", "-i", corpus, "-q", *options]
     if config is not None:
         config_path = os.path.join(workdir, f"{name}.yaml")
@@ -227,6 +228,8 @@ def run_kcooc(corpus: str, workdir: str, name: str, config: dict | None, options
     scores = np.array([float(s) for s in open(paths["scores"]).read().split()])
     reasons = [line.rstrip("\n").split("\t")[-1] for line in open(paths["annotated"], encoding="utf-8")]
     ruled = np.array([r not in ("-", "not_selected", "below_threshold") for r in reasons])
+    if config is not None and config.get("rules") == RULES_OFF and ruled.any():
+        raise RuntimeError(f"{name}: rules are off but {int(ruled.sum())} lines were dropped by a rule")
     return scores, ruled, seconds
 
 
