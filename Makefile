@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs data-srk srk bench-srk data-nsk nsk bench-nsk clean
+.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid clean
 
 install:
 	$(PIP) install -q -e .
@@ -90,6 +90,17 @@ aspec-filter: install-data data-parallel
 
 bench-filter: install data-parallel
 	$(PYTHON) scripts/bench_filter.py --corpus $(DATA)/parallel/en-ja.tsv --workdir $(RUNS)/bench-filter
+
+# Language identification test set: Debian description translations (19 languages) and GCC's
+# gettext catalogues (21 languages), segments labelled by their file's language.
+data-langid: $(DATA)/langid/descriptions.tsv
+
+$(DATA)/langid/descriptions.tsv: | install-data
+	$(PYTHON) scripts/data_langid.py --out $(DATA)/langid --cache $(DATA)/cache
+
+# kcooc.langid against py3langid, lingua and pycld2: accuracy and lines/s -> docs/results-langid.md
+bench-langid: install-data data-langid
+	$(PYTHON) scripts/bench_langid.py --data $(DATA)/langid --out docs/results-langid.md
 
 # Kernelized sorting data (debian-handbook en/es, arabnamer names) and the Table 2/3 analogues.
 data-ks: $(DATA)/ks/names/gold.tsv

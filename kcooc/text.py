@@ -64,12 +64,13 @@ def bmp(codes: np.ndarray) -> np.ndarray:
 
 
 class TextStats:
-    """Per-sentence lengths, word counts, letters, control characters and script letters."""
+    """Per-sentence lengths, word counts, letters, control characters and script letters
+    (``codes``, ``sentence_of``: the code points joined by newlines, for further counts)."""
 
     def __init__(self, sentences: list[str]):
-        codes, sentence_of, self.lengths = code_points(sentences, "\n")
+        self.codes, self.sentence_of, self.lengths = code_points(sentences, "\n")
+        codes, sentence_of = self.codes, self.sentence_of
         self._index = bmp(codes)
-        self._sentence_of = sentence_of
         self._n = len(sentences)
         self.letters = self._count(_LETTER)
         joins = np.ones(self._n, dtype=np.int64)  # the separator after every sentence but the last
@@ -80,7 +81,7 @@ class TextStats:
         self.words = np.bincount(sentence_of[word_start], minlength=self._n)
 
     def _count(self, table: np.ndarray) -> np.ndarray:
-        return np.bincount(self._sentence_of[table[self._index]], minlength=self._n)
+        return np.bincount(self.sentence_of[table[self._index]], minlength=self._n)
 
     def script_letters(self, language: str) -> np.ndarray:
         """Letters of each sentence that belong to ``language``'s scripts."""

@@ -82,9 +82,9 @@ def dask_scheduler():
         cluster.close()
 
 
-@pytest.mark.parametrize("kernel", ["cos", "rbf"])
-def test_dask_engine_is_byte_identical_to_serial(tmp_path, dask_scheduler, kernel):
-    common = ["-i", EN_JA, "--kernel", kernel, "--rank", "30", *SMALL]
+@pytest.mark.parametrize("kernel, scorer", [("cos", "phsic"), ("rbf", "phsic"), ("cos", "learned")])
+def test_dask_engine_is_byte_identical_to_serial(tmp_path, dask_scheduler, kernel, scorer):
+    common = ["-i", EN_JA, "--kernel", kernel, "--rank", "30", "--scorer", scorer, *SMALL]
     filter_run(tmp_path, *common, "--annotated", tmp_path / "serial.tsv", "--save-model", tmp_path / "serial.npz",
                name="serial-kept.tsv")
     filter_run(tmp_path, *common, "--annotated", tmp_path / "dask.tsv", "--save-model", tmp_path / "dask.npz",
@@ -196,3 +196,97 @@ def test_malformed_lines_are_skipped_and_counted(tmp_path):
     assert summary["read"]["skipped"] == {"bad_utf8": 1, "wrong_field_count": 1}
     assert summary["dropped"]["too_long"] == 1
     assert not any(line.startswith("xxx") for line in read(out).decode().splitlines())
+
+
+# -- the learned score ----------------------------------------------------------------------------------
+LEARNED = os.path.join(os.path.dirname(__file__), "..", "configs", "filter-learned.yaml")
+SMALL_LEARNED = [*SMALL, "--seed", "1"]
+
+
+def learned_run(tmp_path, *args, name="kept.tsv", check=True):
+    out = tmp_path / name
+    return run("filter-parallel", "-c", LEARNED, "-i", EN_JA, "-o", out, "-q", *SMALL_LEARNED, *args, check=check), out
+
+
+def test_learned_score_explains_drops_and_reports_its_validation(tmp_path):
+    pytest.importorskip("kcooc.langid")
+    learned_run(tmp_path, "--annotated", tmp_path / "why.tsv", "--summary", tmp_path / "s.json")
+    summary = json.loads(open(tmp_path / "s.json").read())
+    classifier = summary["classifier"]
+    assert summary["scorer"] == "learned" and classifier["validation_pairs"] > 200
+    assert 0.5 < classifier["validation_accuracy"] <= 1 and 0.5 < classifier["validation_roc_auc"] <= 1
+    rows = annotated_rows(tmp_path / "why.tsv")
+    names = {"src_chars", "tgt_chars", "char_ratio", "word_ratio", "numbers", "placeholders", "urls", "capitals",
+             "punctuation", "src_lang", "tgt_lang", "phsic", "lexical_tgt_max", "lexical_tgt_avg", "lexical_src_max",
+             "lexical_src_avg", "fluency_src", "fluency_tgt"}
+    for r in rows:
+        score, decision, reason, weakest, features = r[3], r[4], r[5], r[6], r[7]
+        if score == "nan":
+            assert (weakest, features) == ("-", "-") and reason not in ("-", "not_selected")
+            continue
+        values = dict(item.split("=") for item in features.split(" "))
+        assert set(values) == names and 0 <= float(score) <= 1
+        assert (weakest in names | {"char_ratio_deviation", "word_ratio_deviation"}) == (decision == "drop")
+    kept = [float(r[3]) for r in rows if r[4] == "keep"]
+    assert len(kept) == summary["kept"] == round(0.8 * summary["eligible"])
+    assert min(kept) >= max(float(r[3]) for r in rows if r[5] == "not_selected")
+
+
+def test_learned_score_is_byte_identical_across_jobs_reruns_and_a_saved_model(tmp_path):
+    pytest.importorskip("kcooc.langid")
+    learned_run(tmp_path, "--annotated", tmp_path / "a1.tsv", "--save-model", tmp_path / "m1.npz", name="k1.tsv")
+    learned_run(tmp_path, "--annotated", tmp_path / "a2.tsv", "--save-model", tmp_path / "m2.npz", "--jobs", "2",
+                name="k2.tsv")
+    learned_run(tmp_path, "--annotated", tmp_path / "a3.tsv", "--model", tmp_path / "m1.npz", name="k3.tsv")
+    assert read(tmp_path / "k1.tsv") == read(tmp_path / "k2.tsv") == read(tmp_path / "k3.tsv")
+    assert read(tmp_path / "a1.tsv") == read(tmp_path / "a2.tsv") == read(tmp_path / "a3.tsv")
+    assert read(tmp_path / "m1.npz") == read(tmp_path / "m2.npz")
+    learned_run(tmp_path, "--annotated", tmp_path / "a4.tsv", "--seed", "2", name="k4.tsv")
+    assert read(tmp_path / "a4.tsv") != read(tmp_path / "a1.tsv")
+
+
+def test_learned_model_is_validated(tmp_path):
+    pytest.importorskip("kcooc.langid")
+    import numpy as np
+
+    from kcooc import artifact
+
+    learned_run(tmp_path, "--save-model", tmp_path / "m.npz")
+    header, arrays = artifact.load(str(tmp_path / "m.npz"), "filter")
+    assert not any(a.dtype == object for a in arrays.values())
+    other, _ = learned_run(tmp_path, "--model", tmp_path / "m.npz", "--tgt-lang", "de", name="o.tsv", check=False)
+    assert other.returncode == 2 and "--tgt-lang ja" in other.stderr
+    broken = {**arrays, "classifier_coef": arrays["classifier_coef"][:3]}
+    artifact.save(str(tmp_path / "bad.npz"), "filter", broken, {k: v for k, v in header.items() if k not in (
+        "kind", "format_version", "kcooc_version")})
+    bad, _ = learned_run(tmp_path, "--model", tmp_path / "bad.npz", name="b.tsv", check=False)
+    assert bad.returncode == 2 and "coef" in bad.stderr and "Traceback" not in bad.stderr
+    del arrays["counts_lexical"]
+    artifact.save(str(tmp_path / "bad2.npz"), "filter", arrays, {k: v for k, v in header.items() if k not in (
+        "kind", "format_version", "kcooc_version")})
+    bad, _ = learned_run(tmp_path, "--model", tmp_path / "bad2.npz", name="b.tsv", check=False)
+    assert bad.returncode == 2 and "incomplete filter model" in bad.stderr
+    phsic, _ = learned_run(tmp_path, "--model", tmp_path / "m.npz", "--scorer", "phsic", name="p.tsv", check=False)
+    assert phsic.returncode == 2 and "expected a 'phsic' model" in phsic.stderr
+    assert not np.isnan(arrays["classifier_coef"]).any()
+
+
+def test_no_config_default_command_learns_with_language_rules(tmp_path):
+    pytest.importorskip("kcooc.langid")
+    out = tmp_path / "kept.tsv"
+    run("filter-parallel", "-i", EN_JA, "-o", out, "--src-lang", "en", "--tgt-lang", "ja", "-q", *SMALL,
+        "--summary", tmp_path / "s.json")
+    summary = json.loads(open(tmp_path / "s.json").read())
+    assert summary["scorer"] == "learned" and summary["kept"] == round(0.8 * summary["eligible"])
+    assert summary["dropped"].get("length_ratio", 0) < 30  # Japanese: the automatic ratio is 8, not 3
+    config = run("filter-parallel", "--src-lang", "en", "--tgt-lang", "ja", "--print-config").stdout
+    assert "src_language: english" in config and "tgt_language: japanese" in config and "top_ratio: 0.8" in config
+    assert "char_ngrams:\n  - 1\n  - 2" in config
+
+
+@pytest.mark.parametrize("flag", ["--src-lang", "--tgt-lang"])
+def test_unknown_language_is_exit_2_before_any_work(tmp_path, flag):
+    pytest.importorskip("kcooc.langid")
+    result = run("filter-parallel", "-i", tmp_path / "missing.tsv", "-o", tmp_path / "kept.tsv", flag, "xx", check=False)
+    assert result.returncode == 2 and "'xx'" in result.stderr and "Traceback" not in result.stderr
+    assert os.listdir(tmp_path) == []

@@ -63,7 +63,7 @@ def naive_reasons(src, tgt, rules):
             reasons.append("identical_sides")
         elif rules.max_chars is not None and max(len(s), len(t)) > rules.max_chars:
             reasons.append("too_long")
-        elif rules.max_length_ratio is not None and max(len(s), len(t)) > rules.max_length_ratio * max(min(len(s), len(t)), 1):
+        elif rules.length_ratio() is not None and max(len(s), len(t)) > rules.length_ratio() * max(min(len(s), len(t)), 1):
             reasons.append("length_ratio")
         elif rules.control_chars and (ns[3] or nt[3]):
             reasons.append("control_chars")
@@ -218,3 +218,251 @@ def test_filter_config_rejects_two_selections_and_unknown_languages():
     with pytest.raises(KcoocError, match="rules.src_language"):
         load(FilterConfig, None, {"rules.src_language": "klingon"})
     assert dataclasses.asdict(load(FilterConfig, None, {}))["kernel"]["sample"] == 20000
+
+
+# -- the learned score's features against per-pair references ---------------------------------------
+import math  # noqa: E402
+import re  # noqa: E402
+
+from kcooc.encoders import _SEPARATORS, mix64  # noqa: E402
+from kcooc.filtering import features as feat  # noqa: E402
+from kcooc.filtering.noise import NOISE_KINDS, synthesize  # noqa: E402
+from kcooc.filtering.scorer import PairClassifier, train  # noqa: E402
+
+FORMAT_PAIRS = [
+    ("Delete %s files (%d left)", "%s 個のファイルを削除 (残り %d)"),
+    ("Open {0} in <b>bold</b> &amp; more", "<b>太字</b>で {0} を開く &amp; その他"),
+    ("See https://example.org/a?b=1 or mail me@example.com", "https://example.org/a?b=1 を参照"),
+    ("Version 2.10, released 2024", "バージョン ２.１０、２０２４年リリース"),
+    ("Hello %(name)s, ${HOME} is set", "こんにちは %(name)s"),
+    ("The GNU Image Manipulation Program", "GNU 画像編集プログラム"),
+    ("Nothing here!", "何もない！"), ("", "空"), ("a", ""),
+]
+
+
+def excerpt(n=300):
+    en, ja = read_en_ja(n)
+    return en + [s for s, _ in FORMAT_PAIRS] + SPECIAL, ja + [t for _, t in FORMAT_PAIRS] + SPECIAL[::-1]
+
+
+def naive_items(sentence, kind):
+    if kind == "numbers":
+        normal = "".join(str(int(c)) if c.isdecimal() and ord(c) < 0x10000 else c for c in sentence)
+        return set(re.findall(r"[0-9]+", normal))
+    if kind == "capitals":
+        tokens, current = [], ""
+        for c in sentence + " ":
+            if ord(c) < 0x10000 and _SEPARATORS[ord(c)]:
+                if current:
+                    tokens.append(current)
+                current = ""
+            else:
+                current += c
+        return {t for t in tokens[1:] if "A" <= t[0] <= "Z"}
+    return set(feat.PATTERNS[kind].findall(sentence))
+
+
+def naive_pair_features(s, t):
+    def agreement(a, b):
+        return len(a & b) / len(a | b) if a | b else 1.0
+
+    def punctuation(text):
+        return [sum(text.count(c) for c in cls) for cls in feat._PUNCTUATION_CLASSES]
+
+    ps, pt = punctuation(s), punctuation(t)
+    high = sum(map(max, ps, pt))
+    return [math.log1p(len(s)), math.log1p(len(t)), math.log1p(len(t)) - math.log1p(len(s)),
+            math.log1p(len(t.split())) - math.log1p(len(s.split())),
+            *[agreement(naive_items(s, k), naive_items(t, k)) for k in feat.AGREEMENT],
+            sum(map(min, ps, pt)) / high if high else 1.0]
+
+
+def test_pair_features_equal_a_per_pair_reference():
+    src, tgt = excerpt()
+    got = feat.pair_features(src, tgt, TextStats(src), TextStats(tgt))
+    expected = np.array([naive_pair_features(s, t) for s, t in zip(src, tgt)])
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+    rows = {s: row for s, row in zip(src, got)}
+    assert rows["Delete %s files (%d left)"][5] == 1.0 and rows["Version 2.10, released 2024"][4] == 1.0
+    assert rows["Hello %(name)s, ${HOME} is set"][5] == 0.5 and rows["The GNU Image Manipulation Program"][7] < 1
+
+
+def naive_hash(text):
+    h = 0xCBF29CE484222325
+    for c in text:
+        h = ((h ^ ord(c)) * 0x100000001B3) % 2**64
+    h ^= h >> 29
+    return ((h * 0xBF58476D1CE4E5B9) % 2**64) >> 32
+
+
+def naive_tokens(sentence, buckets, limit):
+    tokens, current = [], ""
+    for c in sentence.lower() + " ":
+        separator = ord(c) < 0x10000 and _SEPARATORS[ord(c)]
+        cjk = ord(c) < 0x10000 and feat._CJK[ord(c)]
+        if separator or cjk:
+            if current:
+                tokens.append(current)
+            current = ""
+        if cjk:
+            tokens.append(c)
+        elif not separator:
+            current += c
+    return sorted({naive_hash(t) % buckets for t in tokens})[:limit]
+
+
+def test_token_ids_equal_a_per_sentence_reference():
+    src, tgt = excerpt(100)
+    for buckets, limit in ((64, 5), (2048, 32)):
+        ids, indptr = feat.token_ids(feat.lowered(src + tgt), buckets, limit)
+        got = [ids[indptr[i] : indptr[i + 1]].tolist() for i in range(len(src + tgt))]
+        assert got == [naive_tokens(s, buckets, limit) for s in src + tgt]
+
+
+def naive_trigrams(sentence, buckets):
+    text = sentence.lower() + "\n"
+    out = []
+    for i in range(len(text) - 2):
+        a, b, c = (ord(x) for x in text[i : i + 3])
+        out.append((int(mix64(np.uint64(a | b << 21 | c << 42))) % buckets, int(mix64(np.uint64(a | b << 21))) % buckets))
+    return out
+
+
+def test_corpus_features_equal_a_per_pair_reference():
+    src, tgt = excerpt(200)
+    buckets, fluency = 64, 512
+    counts = feat.CorpusCounts.count(src, tgt, buckets, fluency)
+    lexical = np.zeros((buckets, buckets))
+    trigrams, contexts = np.zeros((2, fluency)), np.zeros((2, fluency))
+    for s, t in zip(src, tgt):
+        for a in naive_tokens(s, buckets, feat.TOKEN_LIMIT):
+            for b in naive_tokens(t, buckets, feat.TOKEN_LIMIT):
+                lexical[a, b] += 1
+        for side, text in enumerate((s, t)):
+            for tri, ctx in naive_trigrams(text, fluency):
+                trigrams[side, tri] += 1
+                contexts[side, ctx] += 1
+    assert np.array_equal(counts.lexical, lexical) and np.array_equal(counts.trigrams, trigrams)
+    assert np.array_equal(counts.contexts, contexts)
+    halves = feat.CorpusCounts.count(src[:77], tgt[:77], buckets, fluency).merge(
+        feat.CorpusCounts.count(src[77:], tgt[77:], buckets, fluency))
+    assert all(np.array_equal(x, y) for x, y in zip(halves.arrays().values(), counts.arrays().values()))
+
+    model = feat.CorpusModel(counts)
+    a = model.smoothing
+    p_t_s = (lexical + a) / (lexical.sum(1, keepdims=True) + a * buckets)
+    p_s_t = ((lexical + a) / (lexical.sum(0, keepdims=True) + a * buckets)).T
+
+    def lexical_score(source, target, table):
+        if not source or not target:
+            return [math.log(1 / buckets)] * 2
+        best = [math.log(max(table[i, j] for i in source)) for j in target]
+        mean = [math.log(sum(table[i, j] for i in source) / len(source)) for j in target]
+        return [sum(best) / len(target), sum(mean) / len(target)]
+
+    def fluency_score(text, side):
+        grams = naive_trigrams(text, fluency)
+        if not grams:
+            return math.log(1 / model.alphabet)
+        return sum(math.log(trigrams[side, tri] + a) - math.log(contexts[side, ctx] + a * model.alphabet)
+                   for tri, ctx in grams) / len(grams)
+
+    expected = []
+    for s, t in zip(src, tgt):
+        ts, tt = naive_tokens(s, buckets, feat.TOKEN_LIMIT), naive_tokens(t, buckets, feat.TOKEN_LIMIT)
+        expected.append([*lexical_score(ts, tt, p_t_s), *lexical_score(tt, ts, p_s_t), fluency_score(s, 0),
+                         fluency_score(t, 1)])
+    np.testing.assert_allclose(model.features(src, tgt), np.array(expected), rtol=2e-5, atol=2e-5)
+
+
+def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():
+    src, tgt = read_en_ja(140)
+    noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed=3)
+    assert np.bincount(kinds).tolist() == [20] * len(NOISE_KINDS)
+    again = synthesize(src, tgt, seed=3)
+    assert again[:2] == (noisy_src, noisy_tgt) and np.array_equal(again[2], kinds)
+    for i, kind in enumerate(NOISE_KINDS[k] for k in kinds):
+        s, t, ns, nt = src[i], tgt[i], noisy_src[i], noisy_tgt[i]
+        if kind == "misaligned":
+            assert ns == s and nt in tgt and nt is not t
+        elif kind == "copied_source":
+            assert (ns, nt) == (s, s)
+        elif kind == "swapped_sides":
+            assert (ns, nt) == (t, s)
+        elif kind in ("truncated", "words_dropped"):
+            assert (ns == s) != (nt == t) and len(ns) + len(nt) < len(s) + len(t)
+        elif kind == "numbers_changed":
+            assert ns == s and nt != t and len(nt) >= len(t)
+        else:
+            assert ns == s and nt != t
+    assert synthesize(src, tgt, seed=4)[1] != noisy_tgt
+
+
+def test_classifier_matches_sklearn_and_survives_a_round_trip():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import PolynomialFeatures
+
+    rng = np.random.default_rng(0)
+    names = ["phsic", "char_ratio", "numbers"]
+    F = rng.normal(size=(400, 3))
+    clean = F[:, 0] - np.abs(F[:, 1]) + 0.3 * rng.normal(size=400) > 0
+    model = PairClassifier(names, regularization=0.5).fit(F, clean)
+    expanded = np.column_stack([F, np.abs(F[:, 1] - np.median(F[clean, 1]))])
+    standard = (expanded - expanded.mean(0)) / expanded.std(0)
+    terms = PolynomialFeatures(2, include_bias=False).fit_transform(standard)
+    reference = LogisticRegression(C=0.5, solver="newton-cholesky", max_iter=100, tol=1e-6).fit(terms, clean)
+    np.testing.assert_allclose(model.predict_proba(F), reference.predict_proba(terms)[:, 1], atol=1e-6)
+    average = standard[clean].mean(0)
+
+    def naive_weakest(z):
+        def decision(v):
+            return reference.decision_function(PolynomialFeatures(2, include_bias=False).fit_transform(v[None]))[0]
+        return int(np.argmax([decision(np.where(np.arange(4) == k, average, z)) for k in range(4)]))
+
+    assert model.weakest(F[:50]).tolist() == [naive_weakest(z) for z in standard[:50]]
+    params, arrays = model.state()
+    again = PairClassifier.from_state(params, arrays)
+    assert np.array_equal(again.predict_proba(F), model.predict_proba(F))
+    assert np.array_equal(again.weakest(F), model.weakest(F))
+    assert model.expanded_names[model.weakest(np.array([[0.0, 6.0, 0.0]]))[0]].startswith("char_ratio")
+    with pytest.raises(KcoocError, match="coef"):
+        PairClassifier.from_state(params, {**arrays, "coef": arrays["coef"][:2]})
+
+
+def test_training_is_seeded_and_reports_held_out_numbers():
+    from kcooc.text import TextStats as Stats
+
+    src, tgt = read_en_ja(600)
+
+    def features(s, t):
+        return feat.pair_features(s, t, Stats(s), Stats(t))
+
+    first, report = train(features, list(feat.PAIR_FEATURES), src, tgt, 0.25, 1.0, seed=7)
+    second, again = train(features, list(feat.PAIR_FEATURES), src, tgt, 0.25, 1.0, seed=7)
+    assert report == again and np.array_equal(first.coef_, second.coef_)
+    assert report["validation_pairs"] + report["train_pairs"] == 1200
+    assert 0.7 < report["validation_roc_auc"] <= 1 and set(report["validation_recall_by_noise"]) == set(NOISE_KINDS)
+    with pytest.raises(KcoocError, match="too few"):
+        train(features, list(feat.PAIR_FEATURES), src[:5], tgt[:5], 0.25, 1.0, seed=7)
+
+
+def test_learned_scores_through_the_passes_equal_the_classifier_on_every_feature(tmp_path):
+    from kcooc.filtering.commands import learn_or_load
+    from kcooc.filtering.job import FilterContext, LearnedScorer
+    from kcooc.filtering.scorer import feature_names
+
+    cfg = load(FilterConfig, None, {"task_lines": 300, "input.block_size": 128, "learn.sample": 500,
+                                    "learn.lexical_buckets": 256, "learn.fluency_buckets": 4096,
+                                    "rules.tgt_language": "japanese", "rules.max_length_ratio": 8.0})
+    learned = LearnedScorer(feature_names(None, None))
+    filter_job = job(tmp_path, cfg)
+    model, _ = learn_or_load(filter_job, cfg, None, {}, learned)
+    reasons = filter_job.work.array("reasons", np.uint8)
+    scores = filter_job.score(model, reasons, None, learned)
+    src, tgt = read_en_ja()
+    keep = np.flatnonzero(reasons == PASS)
+    extractor = FilterContext(cfg, model, None, learned).prepare().extractor
+    F = extractor([src[i] for i in keep], [tgt[i] for i in keep])
+    np.testing.assert_allclose(scores[keep], learned.classifier.predict_proba(F), rtol=1e-5, atol=1e-6)
+    assert np.isnan(scores[reasons != PASS]).all()
+    assert learned.validation["validation_pairs"] > 100 and learned.counts.lexical.sum() > 0

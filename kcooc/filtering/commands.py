@@ -12,8 +12,10 @@ import tempfile
 import click
 import numpy as np
 
+from .. import artifact
 from ..cliutils import Timer, guarded, input_options, input_overrides, load_config, progress, require, run_options, write_summary
 from ..config import NULL, to_dict
+from ..errors import InputError
 from ..encoders import build_pair_encoders
 from ..engine import make_engine
 from ..io import (atomic_output, check_output_directory, display_name, exclusive_lock, remove_stale_temporaries,
@@ -22,21 +24,29 @@ from ..phsic.commands import load_model, parse_sigma, save_model
 from ..phsic.config import PhsicConfig
 from ..phsic.model import PHSIC
 from ..phsic.stream import format_scores, write_scored
-from .config import FilterConfig
-from .job import FilterJob, Workspace, is_feature_space, mark_duplicates, reason_counts
+from .config import SCRIPT_LANGUAGE, FilterConfig
+from .features import CorpusCounts
+from .job import FilterContext, FilterJob, LearnedScorer, Workspace, is_feature_space, mark_duplicates, reason_counts
 from .rules import PASS, REASONS
+from .scorer import PairClassifier, feature_names, train
 from .select import select
 
 PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
+KIND = "filter"
 
 
 @click.command("filter-parallel")
 @click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
 @input_options
 @click.option("--output", "-o", default="-", show_default=True, help="Kept lines, verbatim, in input order (path or -).")
-@click.option("--scores", "scores_path", default=None, help="Also write every line's PHSIC score (nan if a rule dropped it).")
+@click.option("--scores", "scores_path", default=None, help="Also write every line's score (nan if a rule dropped it).")
 @click.option("--annotated", "annotated_path", default=None,
-              help="Also write every line + score, keep/drop and the reason it was dropped.")
+              help="Also write every line + score, keep/drop and the reason it was dropped (learned scorer: the "
+                   "feature that lowered a dropped line's score most, and every feature's value).")
+@click.option("--scorer", type=click.Choice(["learned", "phsic"]), default=None,
+              help="learned probability of a clean pair (default), or the paper's PHSIC ranking [config: scorer].")
+@click.option("--src-lang", default=None, help="Expected source language, ISO 639-1 code (e.g. en) [config: src_lang].")
+@click.option("--tgt-lang", default=None, help="Expected target language, ISO 639-1 code (e.g. de) [config: tgt_lang].")
 @click.option("--top-k", type=click.IntRange(min=0), default=None, help="Keep the k best pairs [config: select.top_k].")
 @click.option("--top-ratio", type=click.FloatRange(0, 1, min_open=True), default=None,
               help="Keep this share of the pairs that pass the rules [config: select.top_ratio].")
@@ -49,8 +59,10 @@ PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
 @click.option("--sigma", default=None, callback=lambda ctx, param, value: parse_sigma(value),
               help="rbf/laplacian bandwidth or 'median' [config: kernel.sigma].")
 @click.option("--model", "-m", "model_path", default=None,
-              help="Score with this PHSIC model (from `phsic train` or --save-model) instead of learning one.")
-@click.option("--save-model", "save_model_path", default=None, help="Also save the PHSIC model learned on this corpus (.npz).")
+              help="Score with this model (--save-model of a learned run; for --scorer phsic a `phsic train` model) "
+                   "instead of learning one.")
+@click.option("--save-model", "save_model_path", default=None,
+              help="Also save the model learned on this corpus (.npz: the learned scorer, or PHSIC with --scorer phsic).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes (results are byte-identical to --jobs 1).")
 @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
@@ -65,8 +77,10 @@ PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
 @guarded
 def filter_parallel(config_path, input_path, output, scores_path, annotated_path, model_path, save_model_path, jobs,
                     engine, scheduler, work_dir, quiet, summary_path, print_config, **options):
-    """Rank a parallel corpus by PHSIC learned on itself and keep the consistent pairs
-    (Yokoi et al., 2018, §6.3), after optional hard rules and deduplication.
+    """Rank a parallel corpus by a pair-quality score learned on itself and keep the best pairs,
+    after hard rules and deduplication. The learned score is the probability that a pair is clean
+    from PHSIC (Yokoi et al., 2018, §6.3), lexical, fluency, length, agreement and language-ID
+    features; --scorer phsic ranks by PHSIC alone, as the paper.
 
     Safe from cron: a second run on the same --output exits with code 75 while the first holds
     the lock; outputs appear atomically; reruns on the same input are byte-identical, and so
@@ -74,6 +88,7 @@ def filter_parallel(config_path, input_path, output, scores_path, annotated_path
 
     \b
     Example:
+      kcooc filter-parallel -i corpus.tsv -o kept.tsv --src-lang en --tgt-lang de
       kcooc filter-parallel -c configs/filter-aspec.yaml -i corpus.tsv.gz -o kept.tsv --top-ratio 0.7
       kcooc filter-parallel -c configs/filter-hashing.yaml -i corpus.tsv -o kept.tsv --jobs 2 --annotated why.tsv
       kcooc filter-parallel -c configs/filter-hashing.yaml -i corpus.tsv -o kept.tsv --engine dask \\
@@ -82,7 +97,9 @@ def filter_parallel(config_path, input_path, output, scores_path, annotated_path
     modes = {k: options[k] for k in ("top_k", "top_ratio", "word_budget") if options.get(k) is not None}
     require(len(modes) <= 1, f"choose one of --top-k, --top-ratio, --word-budget (got {len(modes)})")
     cfg = load_config(FilterConfig, config_path, {
+        **(no_config_defaults(options["src_lang"], options["tgt_lang"], modes) if config_path is None else {}),
         **input_overrides(options),
+        "scorer": options.get("scorer"), "src_lang": options.get("src_lang"), "tgt_lang": options.get("tgt_lang"),
         # a selection mode given on the command line replaces the config's
         **{f"select.{k}": modes.get(k, NULL) for k in ("top_k", "top_ratio", "word_budget") if modes},
         "select.threshold": options.get("threshold"),
@@ -106,18 +123,22 @@ def filter_parallel(config_path, input_path, output, scores_path, annotated_path
         bar = stack.enter_context(progress(quiet, unit="lines"))
         job = FilterJob(cfg, input_file, run_engine, work, progress=lambda name: _pass_bar(bar, name))
         seconds = {}
-        model, specs = learn_or_load(job, cfg, model_path, seconds)
+        learned = LearnedScorer(feature_names(cfg.src_lang, cfg.tgt_lang, cfg.learn.languages)) \
+            if cfg.scorer == "learned" else None
+        model, specs = learn_or_load(job, cfg, model_path, seconds, learned)
         reasons = work.array("reasons", np.uint8)
         lap = Timer()
-        scores = job.score(model, reasons, specs)
+        scores = job.score(model, reasons, specs, learned)
         seconds["score"] = lap.seconds()
         duplicates = mark_duplicates(reasons, work.array("hashes", np.uint64)) if cfg.rules.dedup else 0
         words = work.array("words", np.int32) if cfg.select.word_budget is not None else None
         selection = select(scores, reasons, cfg.select, words)
         lap = Timer()
-        write_outputs(job, reasons, scores, output, scores_path, annotated_path)
+        write_outputs(job, reasons, scores, output, scores_path, annotated_path, learned)
         seconds["write"] = lap.seconds()
-        if save_model_path:
+        if save_model_path and learned is not None:
+            save_learned(save_model_path, cfg, model, specs or job_encoder_specs(cfg), learned, job.input_sha256)
+        elif save_model_path:
             save_model(save_model_path, {k: v for k, v in to_dict(cfg).items() if k in PHSIC_SECTIONS}, model,
                        specs or job_encoder_specs(cfg), job.input_sha256)
         seconds["total"] = timer.seconds()
@@ -125,12 +146,32 @@ def filter_parallel(config_path, input_path, output, scores_path, annotated_path
             "command": "filter-parallel", "input": display_name(input_path), "input_sha256": job.input_sha256,
             "output": output, "scores": scores_path, "annotated": annotated_path, "read": job.read_stats.as_dict(),
             "pairs": job.n, "dropped": reason_counts(reasons), "duplicates": duplicates, **selection,
+            "scorer": cfg.scorer, **({"classifier": learned.validation} if learned else {}),
             "hsic": model.hsic(), "engine": run_engine.describe(), "seconds": seconds})
 
 
-def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, seconds: dict) -> tuple[PHSIC, list | None]:
-    """Screen the corpus and learn PHSIC on the pairs that pass the rules (or load a given model)."""
+def no_config_defaults(src_lang: str | None, tgt_lang: str | None, modes: dict) -> dict:
+    """Without -c: hashed words (character uni- and bigrams for Chinese and Japanese) per side, and
+    the best 80% of the pairs that pass the rules unless a selection was given."""
+    def encoder(code):
+        if SCRIPT_LANGUAGE.get(code) in ("japanese", "chinese"):
+            return {"name": "hashing", "n_features": 1024, "word_ngrams": 0, "char_ngrams": [1, 2]}
+        return {"name": "hashing", "n_features": 1024, "word_ngrams": 2}
+
+    x, y = encoder(src_lang), encoder(tgt_lang)
+    return {"encoder": x, "y_encoder": None if x == y else y, "select.top_ratio": None if modes else 0.8}
+
+
+def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, seconds: dict,
+                  learned: LearnedScorer | None = None) -> tuple[PHSIC, list | None]:
+    """Screen the corpus and learn PHSIC on the pairs that pass the rules (or load a given model);
+    with ``learned``, also the corpus counts and the classifier (stored in ``learned``)."""
     lap = Timer()
+    if model_path and learned is not None:
+        header, model = load_learned(model_path, cfg, learned)
+        job.screen(None, header["encoders"], learned)
+        seconds["screen"] = lap.seconds()
+        return model, header["encoders"]
     if model_path:
         header, model = load_model(model_path)
         require(isinstance(header["encoders"], list), f"{model_path} was trained on precomputed vectors; "
@@ -141,10 +182,10 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
     params = {k: v for k, v in to_dict(cfg.kernel).items() if k not in ("name", "sample")}
     model = PHSIC(cfg.kernel.name, seed=cfg.seed, **params)
     if is_feature_space(cfg.kernel.name):
-        moments, _ = job.screen(model.fit_maps(), None)
+        moments, _, texts = job.screen(model.fit_maps(), None, learned)
         seconds["screen"] = lap.seconds()
     else:
-        _, sample = job.screen(model, None)
+        _, sample, texts = job.screen(model, None, learned)
         seconds["screen"] = lap.seconds()
         require(sample is not None, "no pair passed the rules: nothing to learn PHSIC from")
         lap = Timer()
@@ -153,7 +194,54 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
         seconds["statistics"] = lap.seconds()
     require(moments is not None, "no pair passed the rules: nothing to learn PHSIC from")
     model.moments = moments
-    return model.finalize(), None
+    model.finalize()
+    if learned is not None:
+        lap = Timer()
+        extractor = FilterContext(cfg, model, None, learned).prepare().extractor
+        learned.classifier, learned.validation = train(
+            extractor, learned.names, texts[2].tolist(), texts[3].tolist(), cfg.learn.validation,
+            cfg.learn.regularization, cfg.seed)
+        seconds["train"] = lap.seconds()
+    return model, None
+
+
+def save_learned(path: str, cfg: FilterConfig, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
+                 data_hash: str) -> None:
+    """A ``filter`` artifact: PHSIC, the corpus counts and the classifier, with the config."""
+    phsic_params, phsic_arrays = model.state()
+    classifier_params, classifier_arrays = learned.classifier.state()
+    counts = {k: v.astype(np.int64) for k, v in learned.counts.arrays().items()}
+    arrays = {**{f"phsic_{k}": v for k, v in phsic_arrays.items()}, **{f"counts_{k}": v for k, v in counts.items()},
+              **{f"classifier_{k}": v for k, v in classifier_arrays.items()}}
+    artifact.save(path, KIND, arrays, {
+        "config": to_dict(cfg), "encoders": encoders, "data_sha256": data_hash, "phsic": phsic_params,
+        "classifier": classifier_params, "features": learned.names, "src_lang": cfg.src_lang,
+        "tgt_lang": cfg.tgt_lang, "validation": learned.validation})
+
+
+def load_learned(path: str, cfg: FilterConfig, learned: LearnedScorer) -> tuple[dict, PHSIC]:
+    """Read a ``filter`` artifact into ``learned``; its languages must be the run's."""
+    header, arrays = artifact.load(path, KIND)
+    for key in ("src_lang", "tgt_lang"):
+        require(header.get(key) == getattr(cfg, key), f"{path} was trained with --{key.replace('_', '-')} "
+                f"{header.get(key)}; this run has {getattr(cfg, key)}")
+    part = lambda prefix: {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}  # noqa: E731
+    try:
+        model = PHSIC.from_state(header["phsic"], part("phsic_"))
+        counts = CorpusCounts(**part("counts_"))
+        classifier = PairClassifier.from_state(header["classifier"], part("classifier_"))
+        names, encoders = header["features"], header["encoders"]
+    except (KeyError, TypeError) as exc:
+        raise InputError(f"{path}: incomplete filter model ({exc})") from None
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    buckets = counts.lexical.shape
+    require(len(buckets) == 2 and buckets[0] == buckets[1] and counts.trigrams.shape == counts.contexts.shape
+            and counts.trigrams.ndim == 2 and counts.trigrams.shape[0] == 2, f"{path}: corpus counts have bad shapes")
+    require(names == learned.names == classifier.names and isinstance(encoders, list),
+            f"{path}: its features {names} are not this run's {learned.names}")
+    learned.counts, learned.classifier, learned.validation = counts, classifier, header.get("validation")
+    return header, model
 
 
 def job_encoder_specs(cfg: FilterConfig) -> list[dict]:
@@ -161,26 +249,42 @@ def job_encoder_specs(cfg: FilterConfig) -> list[dict]:
 
 
 def write_outputs(job: FilterJob, reasons: np.ndarray, scores: np.ndarray, output: str, scores_path: str | None,
-                  annotated_path: str | None) -> None:
+                  annotated_path: str | None, learned: LearnedScorer | None = None) -> None:
     """Stream the input once more; every output appears only when all of them are complete."""
     names = np.array(["-"] + REASONS[1:], dtype=object)
+    explain = annotated_path and learned is not None
+    if explain:
+        features = job.work.array("features", np.float32).reshape(len(reasons), -1)
+        weakest = job.work.array("weakest", np.uint8)
+        feature_names = np.array(learned.classifier.expanded_names + ["-"], dtype=object)
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(atomic_output(output))
         score_out = stack.enter_context(atomic_output(scores_path)) if scores_path else None
         annotated = stack.enter_context(atomic_output(annotated_path)) if annotated_path else None
         offset = 0
         for lines in job.lines():
-            codes = reasons[offset : offset + len(lines)]
+            span = slice(offset, offset + len(lines))
+            codes = reasons[span]
             keep = codes == PASS
             out.write("".join(line + "\n" for line, kept in zip(lines, keep.tolist()) if kept))
             if score_out or annotated:
-                texts = format_scores(scores[offset : offset + len(lines)])
+                texts = format_scores(scores[span])
                 if score_out:
                     write_scored(score_out, None, [texts], True)
                 if annotated:
-                    write_scored(annotated, lines, [texts, np.where(keep, "keep", "drop").tolist(),
-                                                    names[codes].tolist()], False)
+                    columns = [texts, np.where(keep, "keep", "drop").tolist(), names[codes].tolist()]
+                    if explain:
+                        scored = ~np.isnan(scores[span])
+                        columns += [feature_names[np.where(scored & ~keep, weakest[span].astype(np.int64), -1)].tolist(),
+                                    format_features(features[span], learned.names)]
+                    write_scored(annotated, lines, columns, False)
             offset += len(lines)
+
+
+def format_features(features: np.ndarray, names: list[str]) -> list[str]:
+    """``name=value`` of every feature, space-separated (``-`` for a line a rule dropped)."""
+    return ["-" if np.isnan(row[0]) else " ".join(f"{n}={v:.4g}" for n, v in zip(names, row.tolist()))
+            for row in features]
 
 
 def _beside(output: str) -> str | None:

@@ -11,6 +11,15 @@ from ..phsic.config import KernelConfig, PhsicConfig
 from ..text import LANGUAGE_SCRIPTS
 
 Language = Union[Literal[tuple(sorted(LANGUAGE_SCRIPTS))], None]
+# ISO 639-1 codes -> the script rule's language names (languages of other Latin scripts -> latin)
+SCRIPT_LANGUAGE = {"en": "english", "ja": "japanese", "zh": "chinese", "ko": "korean", "el": "greek", "he": "hebrew",
+                   "ar": "arabic", "fa": "arabic", "ur": "arabic", "hi": "hindi", "mr": "hindi", "ne": "hindi", "th": "thai",
+                   **{code: "cyrillic" for code in ("ru", "uk", "bg", "sr", "mk", "be", "kk", "ky", "mn", "tg")},
+                   **{code: "latin" for code in ("af", "az", "br", "bs", "ca", "cs", "cy", "da", "de", "eo", "es", "et",
+                                                  "eu", "fi", "fr", "ga", "gl", "hr", "hu", "id", "is", "it", "lb", "lt",
+                                                  "lv", "ms", "mt", "nb", "nl", "nn", "no", "oc", "pl", "pt", "ro", "sk",
+                                                  "sl", "sq", "sv", "sw", "tl", "tr", "vi", "wa", "xh", "zu")}}
+WIDE_SCRIPTS = {"japanese", "chinese", "korean"}  # a character carries a word or a syllable
 
 
 @dataclasses.dataclass
@@ -25,8 +34,9 @@ class RulesConfig:
     empty_side: bool = option(True, "drop pairs with an empty (or all-whitespace) side")
     identical_sides: bool = option(True, "drop pairs whose sides are equal ignoring case and surrounding spaces (untranslated copies)")
     max_chars: Union[int, None] = option(1000, "drop pairs with a side longer than this many characters (null = off)")
-    max_length_ratio: Union[float, None] = option(
-        3.0, "drop pairs whose longer side has more than this many times the characters of the shorter (null = off)")
+    max_length_ratio: Union[float, Literal["auto"], None] = option(
+        "auto", "drop pairs whose longer side has more than this many times the characters of the shorter (null = off); "
+        "auto = 8 when one side is Chinese, Japanese or Korean and the other is not, else 3")
     control_chars: bool = option(True, "drop pairs with control characters, U+FFFD (bad encoding upstream) or stray byte-order marks")
     src_language: Language = option(None, "declared source language; drop pairs whose source side has letters but too "
                                     "few in its script (null = off)")
@@ -37,10 +47,17 @@ class RulesConfig:
     def validate(self) -> None:
         if self.max_chars is not None and self.max_chars < 1:
             raise InputError("rules.max_chars must be >= 1 or null")
-        if self.max_length_ratio is not None and self.max_length_ratio < 1:
+        if self.max_length_ratio not in (None, "auto") and self.max_length_ratio < 1:
             raise InputError("rules.max_length_ratio must be >= 1 or null")
         if not 0 <= self.min_script_ratio <= 1:
             raise InputError("rules.min_script_ratio must be in [0, 1]")
+
+    def length_ratio(self) -> float | None:
+        """max_length_ratio, with auto resolved by the declared languages' scripts."""
+        if self.max_length_ratio != "auto":
+            return self.max_length_ratio
+        wide = [language in WIDE_SCRIPTS for language in (self.src_language, self.tgt_language)]
+        return 8.0 if wide[0] != wide[1] else 3.0
 
 
 @dataclasses.dataclass
@@ -62,15 +79,51 @@ class SelectConfig:
 
 
 @dataclasses.dataclass
+class LearnConfig:
+    sample: int = option(20000, "clean examples: a seeded sample of this many pairs that pass the rules (the same "
+                         "on any engine), each with one synthetic noisy copy (see kcooc/filtering/noise.py)")
+    validation: float = option(0.2, "share of the examples held out to report the classifier's accuracy and ROC-AUC")
+    regularization: float = option(1.0, "inverse L2 strength C of the logistic regression on standardised features")
+    languages: bool = option(True, "language-ID features: posterior of src_lang / tgt_lang on each side (when set)")
+    lexical_buckets: int = option(2048, "hashed word ids per side in the lexical translation table (B x B counts)")
+    fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency model")
+
+    def validate(self) -> None:
+        if self.sample < 10 or not 0 < self.validation < 1 or self.regularization <= 0:
+            raise InputError("learn.sample must be >= 10, learn.validation in (0, 1) and learn.regularization > 0")
+        if self.lexical_buckets < 1 or self.fluency_buckets < 1:
+            raise InputError("learn.lexical_buckets and learn.fluency_buckets must be >= 1")
+
+
+@dataclasses.dataclass
 class FilterConfig(PhsicConfig):
     """The PHSIC keys (input, encoder, y_encoder, kernel, seed) plus the filtering ones."""
 
     kernel: FilterKernelConfig = section(FilterKernelConfig, "PHSIC kernel (the paper filters with fastText + RBF)")
     rules: RulesConfig = section(RulesConfig, "hard rules applied before scoring; each drop is counted under its name")
     select: SelectConfig = section(SelectConfig, "which scored pairs to keep; none set = every pair that passes the rules")
+    scorer: Literal["learned", "phsic"] = option(
+        "learned", "learned: probability that a pair is clean from a classifier trained on the corpus against synthetic "
+        "noise (PHSIC, lexical, fluency, length, agreement and language-ID features); phsic: the paper's PHSIC ranking")
+    src_lang: Union[str, None] = option(None, "expected source language (ISO 639-1, e.g. en): language-ID feature, and "
+                                        "rules.src_language when that is null and the script is known")
+    tgt_lang: Union[str, None] = option(None, "expected target language (ISO 639-1), as src_lang")
+    learn: LearnConfig = section(LearnConfig, "the learned scorer (scorer: learned)")
     task_lines: int = option(16384, "lines per task (the unit sent to a worker and reduced in order; results do not "
                              "depend on the engine or the number of jobs, but do on this)")
 
     def validate(self) -> None:
         if self.task_lines < 1:
             raise InputError("task_lines must be >= 1")
+        for key in ("src_lang", "tgt_lang"):
+            code = getattr(self, key)
+            if code is not None and self.scorer == "learned" and self.learn.languages:
+                from ..langid import check_language_code
+
+                check_language_code(code)
+        # declared languages fill the script rule (and so the automatic length ratio)
+        if self.rules.src_language is None:
+            self.rules.src_language = SCRIPT_LANGUAGE.get(self.src_lang)
+        if self.rules.tgt_language is None:
+            self.rules.tgt_language = SCRIPT_LANGUAGE.get(self.tgt_lang)
+

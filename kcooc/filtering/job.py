@@ -2,9 +2,13 @@
 
 1. screen: hard rules, pair hashes (dedup) and word counts for every line; for feature-space
    kernels also the PHSIC statistics (n, sum phi, sum psi, sum phi psi^T) of the passing pairs;
-   for data-space kernels a seeded sample for the incomplete Cholesky pivots.
+   for data-space kernels a seeded sample for the incomplete Cholesky pivots. With the learned
+   scorer also the per-pair features of every passing pair (kept per line on disk), the corpus
+   counts of features.py and the seeded sample of passing pairs' texts the classifier learns from.
 2. statistics (data-space kernels only): the statistics with the Eq. 34 features.
-3. score: PHSIC of every passing pair (Eq. 18 / Eq. 33), into a float64 array on disk.
+   (learned scorer, in the calling process: the classifier is trained on the text sample.)
+3. score: PHSIC of every passing pair (Eq. 18 / Eq. 33), or the learned probability that it is
+   clean, into a float64 array on disk (with the features and the weakest one per line).
 4. write (in the calling process): the kept lines, ``--scores`` and ``--annotated``.
 
 The input is cut into tasks of ``task_lines`` lines; a task's result depends on its lines only
@@ -32,7 +36,9 @@ from ..linalg import vstack
 from ..phsic.model import PHSIC, CrossMoments
 from ..text import TextStats
 from .config import FilterConfig
+from .features import CorpusCounts
 from .rules import CODE, PASS, REASONS, rule_reasons
+from .scorer import FeatureExtractor, PairClassifier, feature_names
 
 
 @dataclasses.dataclass
@@ -44,6 +50,8 @@ class Task:
     tgt: list[str]
     reasons: np.ndarray | None = None
     sample_bound: int = 2**64 - 1
+    text_bound: int = 2**64 - 1
+    features: np.ndarray | None = None  # the per-pair features from the screen pass (learned scorer)
 
 
 @dataclasses.dataclass
@@ -53,26 +61,55 @@ class Screened:
     words: np.ndarray | None
     moments: CrossMoments | None
     sample: tuple | None  # (priorities, rows, X, Y) of the task's lowest-priority passing pairs
+    features: np.ndarray | None = None  # (lines, pair features) float32, NaN where a rule failed
+    counts: CorpusCounts | None = None
+    texts: tuple | None = None  # (priorities, rows, src, tgt) of the lowest-priority passing pairs
+
+
+@dataclasses.dataclass
+class Scored:
+    scores: np.ndarray
+    features: np.ndarray | None = None  # (lines, every feature) float32, NaN where a rule failed
+    weakest: np.ndarray | None = None  # uint8 index of the feature that lowered the score most
+
+
+@dataclasses.dataclass
+class LearnedScorer:
+    """What the learned score needs besides PHSIC: feature names, corpus model and classifier."""
+
+    names: list[str]
+    counts: CorpusCounts | None = None
+    classifier: PairClassifier | None = None
+    validation: dict | None = None
 
 
 class FilterContext(Context):
     """Config and (partial) model shared by every task of a pass; encoders are built per worker."""
 
-    def __init__(self, cfg: FilterConfig, model: PHSIC | None, encoder_specs: list[dict] | None = None):
+    def __init__(self, cfg: FilterConfig, model: PHSIC | None, encoder_specs: list[dict] | None = None,
+                 learned: LearnedScorer | None = None):
         super().__init__()
-        self.cfg, self.model = cfg, model
+        self.cfg, self.model, self.learned = cfg, model, learned
         self.encoder_specs = encoder_specs or [to_dict(cfg.encoder), cfg.y_encoder and to_dict(cfg.y_encoder)]
 
     def prepare(self) -> "FilterContext":
         self.encoders = build_pair_encoders(*self.encoder_specs)
+        if self.learned is not None:
+            from .features import CorpusModel
+
+            corpus = CorpusModel(self.learned.counts) if self.learned.counts is not None else None
+            self.extractor = FeatureExtractor(self.learned.names, self.cfg.src_lang, self.cfg.tgt_lang,
+                                              self.encoders, self.model, corpus)
         return self
 
-    def encode(self, src: list[str], tgt: list[str], rows: np.ndarray) -> Iterator[tuple]:
-        """Encoded (X, Y) of ``rows``, in blocks of ``input.block_size``."""
+    def encode(self, src: list[str], tgt: list[str], rows: np.ndarray, texts: bool = False) -> Iterator[tuple]:
+        """Encoded (X, Y) of ``rows``, in blocks of ``input.block_size`` (and their texts if asked)."""
         size = self.cfg.input.block_size
         for start in range(0, rows.size, size):
             chunk = rows[start : start + size]
-            yield (self.encoders[0].encode([src[i] for i in chunk]), self.encoders[1].encode([tgt[i] for i in chunk]))
+            s, t = [src[i] for i in chunk], [tgt[i] for i in chunk]
+            encoded = (self.encoders[0].encode(s), self.encoders[1].encode(t))
+            yield (*encoded, s, t) if texts else encoded
 
     def moments(self, task: Task, rows: np.ndarray) -> CrossMoments | None:
         """Statistics of ``rows`` of a task, added block after block (the same order on every engine)."""
@@ -95,44 +132,77 @@ def sample_priorities(rows: np.ndarray, seed: int) -> np.ndarray:
     return mix64(rows.astype(np.uint64) ^ mix64(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)))
 
 
+def lowest(priorities: np.ndarray, bound: int, limit: int | None) -> np.ndarray:
+    """Positions of the ``limit`` lowest priorities under ``bound``, in their original order."""
+    keep = np.flatnonzero(priorities < np.uint64(bound))
+    if limit is not None and keep.size > limit:
+        keep = np.sort(keep[np.argpartition(priorities[keep], limit - 1)[:limit]])
+    return keep
+
+
 def screen_task(ctx: FilterContext, task: Task) -> Screened:
     cfg = ctx.cfg
-    reasons, words = [], []
+    reasons, words, features = [], [], []
     for start in range(0, len(task.src), cfg.input.block_size):  # block by block: memory ~ one block
         src, tgt = task.src[start : start + cfg.input.block_size], task.tgt[start : start + cfg.input.block_size]
         s, t = TextStats(src), TextStats(tgt)
-        reasons.append(rule_reasons(src, tgt, s, t, cfg.rules))
+        codes = rule_reasons(src, tgt, s, t, cfg.rules)
+        reasons.append(codes)
         words.append({"src": s.words, "tgt": t.words, "both": s.words + t.words}[cfg.select.budget_side])
+        if ctx.learned is not None:  # every line of the block at once (most pass), NaN where a rule failed
+            block = ctx.extractor.pair(src, tgt, s, t)
+            block[codes != PASS] = np.nan
+            features.append(block)
     reasons = np.concatenate(reasons) if reasons else np.zeros(0, np.uint8)
     words = np.concatenate(words).astype(np.int32) if cfg.select.word_budget is not None and words else None
     passing = np.flatnonzero(reasons == PASS)
-    moments = sample = None
+    moments = sample = counts = texts = None
     if ctx.model is not None and ctx.model.x_map is not None:  # feature-space kernel: train in this pass
         moments = ctx.moments(task, passing)
     elif ctx.model is not None:  # data-space kernel: offer this task's share of the global sample
         priorities = sample_priorities(task.offset + passing, cfg.seed)
-        keep = priorities < np.uint64(task.sample_bound)
-        passing, priorities = passing[keep], priorities[keep]
-        if cfg.kernel.sample is not None and passing.size > cfg.kernel.sample:
-            best = np.sort(np.argpartition(priorities, cfg.kernel.sample - 1)[: cfg.kernel.sample])
-            passing, priorities = passing[best], priorities[best]
-        encoded = list(ctx.encode(task.src, task.tgt, passing))
-        sample = (priorities, task.offset + passing, *stack_blocks(encoded)) if encoded else None
-    return Screened(reasons, pair_hashes(task.src, task.tgt) if cfg.rules.dedup else None, words, moments, sample)
+        keep = lowest(priorities, task.sample_bound, cfg.kernel.sample)
+        encoded = list(ctx.encode(task.src, task.tgt, passing[keep]))
+        sample = (priorities[keep], task.offset + passing[keep], *stack_blocks(encoded)) if encoded else None
+    if ctx.learned is not None:
+        features = np.concatenate(features) if features else np.zeros((0, ctx.extractor.pair_width), np.float32)
+        if passing.size and ctx.learned.classifier is None:  # learning: count and sample
+            src, tgt = [task.src[i] for i in passing], [task.tgt[i] for i in passing]
+            counts = CorpusCounts.count(src, tgt, cfg.learn.lexical_buckets, cfg.learn.fluency_buckets)
+            priorities = sample_priorities(task.offset + passing, cfg.seed)
+            keep = lowest(priorities, task.text_bound, cfg.learn.sample)
+            texts = (priorities[keep], task.offset + passing[keep], np.array(src, dtype=object)[keep],
+                     np.array(tgt, dtype=object)[keep])
+    else:
+        features = None
+    return Screened(reasons, pair_hashes(task.src, task.tgt) if cfg.rules.dedup else None, words, moments, sample,
+                    features, counts, texts)
 
 
 def statistics_task(ctx: FilterContext, task: Task) -> CrossMoments | None:
     return ctx.moments(task, np.flatnonzero(task.reasons == PASS))
 
 
-def score_task(ctx: FilterContext, task: Task) -> np.ndarray:
+def score_task(ctx: FilterContext, task: Task) -> Scored:
     scores = np.full(len(task.src), np.nan)
     rows = np.flatnonzero(task.reasons == PASS)
+    if ctx.learned is None:
+        start = 0
+        for X, Y in ctx.encode(task.src, task.tgt, rows):
+            scores[rows[start : start + X.shape[0]]] = ctx.model.score(X, Y)
+            start += X.shape[0]
+        return Scored(scores)
+    features = np.full((len(task.src), len(ctx.learned.names)), np.nan, dtype=np.float32)
+    weakest = np.zeros(len(task.src), dtype=np.uint8)
     start = 0
-    for X, Y in ctx.encode(task.src, task.tgt, rows):
-        scores[rows[start : start + X.shape[0]]] = ctx.model.score(X, Y)
+    for X, Y, src, tgt in ctx.encode(task.src, task.tgt, rows, texts=True):
+        block = rows[start : start + X.shape[0]]
+        F = np.hstack([task.features[block], ctx.extractor.statistical(src, tgt, X, Y)])
+        features[block] = F
+        scores[block] = ctx.learned.classifier.predict_proba(F)
+        weakest[block] = ctx.learned.classifier.weakest(F)
         start += X.shape[0]
-    return scores
+    return Scored(scores, features, weakest)
 
 
 def stack_blocks(blocks: list[tuple]) -> tuple:
@@ -175,8 +245,8 @@ class FilterJob:
         self.n = 0
 
     # -- reading ---------------------------------------------------------------------------------
-    def tasks(self, pass_name: str, reasons: np.ndarray | None = None, bound: Callable[[], int] | None = None
-              ) -> Iterator[Task]:
+    def tasks(self, pass_name: str, reasons: np.ndarray | None = None, bound: Callable[[], int] | None = None,
+              text_bound: Callable[[], int] | None = None, features: np.ndarray | None = None) -> Iterator[Task]:
         """The input cut into tasks; each pass re-reads it and checks it did not change meanwhile."""
         reader = open_pairs(self.input_path, dataclasses.replace(self.cfg.input, block_size=self.cfg.task_lines))
         tick = self.progress(pass_name)
@@ -185,7 +255,8 @@ class FilterJob:
             src, tgt = block.columns
             n = len(src)
             yield Task(offset, src, tgt, None if reasons is None else np.array(reasons[offset : offset + n]),
-                       bound() if bound else 2**64 - 1)
+                       bound() if bound else 2**64 - 1, text_bound() if text_bound else 2**64 - 1,
+                       None if features is None else np.array(features[offset : offset + n]))
             offset += n
             tick(n)
         digest = reader.sha256.hexdigest()
@@ -205,23 +276,33 @@ class FilterJob:
             raise KcoocError(f"{self.input_path} changed while it was being filtered; rerun on a stable copy")
 
     # -- passes ----------------------------------------------------------------------------------
-    def screen(self, model: PHSIC | None, encoder_specs: list[dict] | None) -> tuple[CrossMoments | None, tuple | None]:
-        """Pass 1. ``model`` has its maps for feature-space kernels, none yet for data-space ones."""
-        ctx = FilterContext(self.cfg, model, encoder_specs)
-        moments, sample = None, None
-        limit = self.cfg.kernel.sample
+    def screen(self, model: PHSIC | None, encoder_specs: list[dict] | None, learned: LearnedScorer | None = None
+               ) -> tuple[CrossMoments | None, tuple | None, tuple | None]:
+        """Pass 1: (PHSIC statistics, ICD sample, text sample). ``model`` has its maps for
+        feature-space kernels, none yet for data-space ones. With ``learned`` (its feature names
+        set), fills in its corpus counts and draws the text sample (priorities, rows, src, tgt)."""
+        ctx = FilterContext(self.cfg, model, encoder_specs, learned)
+        moments, sample, texts = None, None, None
+        limit, text_limit = self.cfg.kernel.sample, self.cfg.learn.sample
         bound = lambda: int(sample[0].max()) if sample is not None and limit and sample[0].size >= limit else 2**64 - 1  # noqa: E731
-        for result in self.engine.map(screen_task, ctx, self.tasks("screen", bound=bound)):
+        text_bound = lambda: int(texts[0].max()) if texts is not None and texts[0].size >= text_limit else 2**64 - 1  # noqa: E731
+        for result in self.engine.map(screen_task, ctx, self.tasks("screen", bound=bound, text_bound=text_bound)):
             self.work.append("reasons", result.reasons)
             if result.hashes is not None:
                 self.work.append("hashes", result.hashes)
             if result.words is not None:
                 self.work.append("words", result.words)
+            if result.features is not None:
+                self.work.append("pair_features", result.features)
             if result.moments is not None:
                 moments = result.moments if moments is None else moments.merge(result.moments)
             if result.sample is not None:
                 sample = result.sample if sample is None else merge_samples(sample, result.sample, limit)
-        return moments, sample
+            if result.counts is not None:
+                learned.counts = result.counts if learned.counts is None else learned.counts.merge(result.counts)
+            if result.texts is not None:
+                texts = result.texts if texts is None else merge_samples(texts, result.texts, text_limit)
+        return moments, sample, texts
 
     def statistics(self, model: PHSIC, rule_codes: np.ndarray, encoder_specs) -> CrossMoments | None:
         ctx = FilterContext(self.cfg, model, encoder_specs)
@@ -231,20 +312,28 @@ class FilterJob:
                 moments = result if moments is None else moments.merge(result)
         return moments
 
-    def score(self, model: PHSIC, rule_codes: np.ndarray, encoder_specs) -> np.ndarray:
-        ctx = FilterContext(self.cfg, model, encoder_specs)
-        for scores in self.engine.map(score_task, ctx, self.tasks("score", rule_codes)):
-            self.work.append("scores", scores)
+    def score(self, model: PHSIC, rule_codes: np.ndarray, encoder_specs, learned: LearnedScorer | None = None
+              ) -> np.ndarray:
+        """Pass 3: scores per line (NaN where a rule failed); with ``learned`` also the per-line
+        arrays ``features`` and ``weakest`` in the workspace."""
+        ctx = FilterContext(self.cfg, model, encoder_specs, learned)
+        pair = self.work.array("pair_features", np.float32).reshape(len(rule_codes), -1) if learned else None
+        for result in self.engine.map(score_task, ctx, self.tasks("score", rule_codes, features=pair)):
+            self.work.append("scores", result.scores)
+            if result.features is not None:
+                self.work.append("features", result.features)
+                self.work.append("weakest", result.weakest)
         return self.work.array("scores", np.float64)
 
 
 def merge_samples(a: tuple, b: tuple, limit: int | None) -> tuple:
-    """The ``limit`` lowest-priority rows of two samples (ties by row), in row order."""
+    """The ``limit`` lowest-priority rows of two samples (priorities, rows, *columns), ties by
+    row, in row order; a column is a 2-D (possibly sparse) block or a 1-D array."""
     priorities, rows = np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])
-    X, Y = stack_blocks([(a[2], a[3]), (b[2], b[3])])
     keep = np.lexsort((rows, priorities))[:limit] if limit else np.arange(rows.size)
     keep = keep[np.argsort(rows[keep], kind="stable")]
-    return priorities[keep], rows[keep], X[keep], Y[keep]
+    columns = [vstack([x, y]) if x.ndim == 2 else np.concatenate([x, y]) for x, y in zip(a[2:], b[2:])]
+    return (priorities[keep], rows[keep], *(column[keep] for column in columns))
 
 
 def mark_duplicates(reasons: np.ndarray, hashes: np.ndarray) -> int:

@@ -30,9 +30,9 @@ def rule_reasons(src: list[str], tgt: list[str], s: TextStats, t: TextStats, rul
         checks.append(("identical_sides", identical))
     if rules.max_chars is not None:
         checks.append(("too_long", np.maximum(s.lengths, t.lengths) > rules.max_chars))
-    if rules.max_length_ratio is not None:
+    if rules.length_ratio() is not None:
         longer, shorter = np.maximum(s.lengths, t.lengths), np.maximum(np.minimum(s.lengths, t.lengths), 1)
-        checks.append(("length_ratio", longer > rules.max_length_ratio * shorter))
+        checks.append(("length_ratio", longer > rules.length_ratio() * shorter))
     if rules.control_chars:
         checks.append(("control_chars", (s.controls > 0) | (t.controls > 0)))
     for name, stats, language in (("src_script", s, rules.src_language), ("tgt_script", t, rules.tgt_language)):

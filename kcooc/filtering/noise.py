@@ -1,0 +1,95 @@
+"""Synthetic noisy pairs for training the learned score (self-supervised, as bicleaner's training
+recipe, Sánchez-Cartagena et al. 2018, and the noise kinds of Khayrallah & Koehn 2018, §3).
+
+Each clean example (a pair of the seeded sample of the corpus) gets exactly one noisy copy, the
+kinds in turn over a seeded permutation. These are the only noise kinds the classifier is trained
+on (an evaluation should use other noise, or other generators of it):
+
+* ``misaligned``: the target of another sampled pair (a derangement of the sample);
+* ``truncated``: one side (the target two times in three) cut to its first 20-60% of units;
+* ``copied_source``: the target replaced by the source (untranslated copy);
+* ``words_dropped``: 30-60% of the units of one side (the target two times in three) deleted;
+* ``partial_copy``: the target's last 40-70% of units replaced by the source's matching tail
+  (a partly translated segment);
+* ``numbers_changed``: every digit of the target replaced by another digit, or, with no digit
+  on either side, a random 1-4 digit number inserted into the target;
+* ``swapped_sides``: source and target exchanged (the wrong direction: both sides in the wrong language).
+
+A *unit* is a whitespace-separated word, or a character on a side written without spaces
+(fewer than three words). Everything is drawn from ``numpy.random.default_rng(seed)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NOISE_KINDS = ("misaligned", "truncated", "copied_source", "words_dropped", "partial_copy", "numbers_changed",
+               "swapped_sides")
+
+
+def _units(text: str) -> tuple[list[str], str]:
+    words = text.split()
+    return (words, " ") if len(words) >= 3 else (list(text), "")
+
+
+def _prefix(text: str, share: float) -> str:
+    units, joiner = _units(text)
+    return joiner.join(units[: max(1, min(len(units) - 1, int(len(units) * share)))])
+
+
+def _drop(text: str, share: float, rng: np.random.Generator) -> str:
+    units, joiner = _units(text)
+    keep = rng.random(len(units)) >= share
+    if keep.all():  # drop at least one unit
+        keep[int(rng.integers(len(units)))] = False
+    if not keep.any():
+        keep[int(rng.integers(len(units)))] = True
+    return joiner.join(u for u, k in zip(units, keep) if k)
+
+
+def _partial_copy(src: str, tgt: str, share: float) -> str:
+    t_units, t_joiner = _units(tgt)
+    s_units, s_joiner = _units(src)
+    head = t_joiner.join(t_units[: max(1, int(len(t_units) * (1 - share)))])
+    tail = s_joiner.join(s_units[int(len(s_units) * (1 - share)) :])
+    return f"{head} {tail}".strip()
+
+
+def _change_numbers(src: str, tgt: str, rng: np.random.Generator) -> str:
+    if any(c.isdigit() for c in tgt):
+        return "".join(str((int(c) + int(rng.integers(1, 10))) % 10) if c.isdecimal() and c.isascii() else c for c in tgt)
+    units, joiner = _units(tgt)
+    at = int(rng.integers(len(units) + 1))
+    return joiner.join(units[:at] + [str(int(rng.integers(1, 10_000)))] + units[at:])
+
+
+def synthesize(src: list[str], tgt: list[str], seed: int) -> tuple[list[str], list[str], np.ndarray]:
+    """One noisy pair per clean pair: (sources, targets, kind index into NOISE_KINDS)."""
+    rng = np.random.default_rng(seed)
+    n = len(src)
+    kinds = np.empty(n, dtype=np.int64)
+    kinds[rng.permutation(n)] = np.arange(n) % len(NOISE_KINDS)
+    order = rng.permutation(n)
+    partner = np.empty(n, dtype=np.int64)
+    partner[order] = np.roll(order, -1)  # a derangement: no pair gets its own target (for n > 1)
+    noisy_src, noisy_tgt = list(src), list(tgt)
+    for i in range(n):
+        s, t, kind = src[i], tgt[i], NOISE_KINDS[kinds[i]]
+        on_target = rng.random() < 2 / 3
+        if kind == "misaligned":
+            noisy_tgt[i] = tgt[partner[i]]
+        elif kind == "truncated":
+            share = rng.uniform(0.2, 0.6)
+            noisy_src[i], noisy_tgt[i] = (s, _prefix(t, share)) if on_target else (_prefix(s, share), t)
+        elif kind == "copied_source":
+            noisy_tgt[i] = s
+        elif kind == "words_dropped":
+            share = rng.uniform(0.3, 0.6)
+            noisy_src[i], noisy_tgt[i] = (s, _drop(t, share, rng)) if on_target else (_drop(s, share, rng), t)
+        elif kind == "partial_copy":
+            noisy_tgt[i] = _partial_copy(s, t, rng.uniform(0.4, 0.7))
+        elif kind == "numbers_changed":
+            noisy_tgt[i] = _change_numbers(s, t, rng)
+        else:
+            noisy_src[i], noisy_tgt[i] = t, s
+    return noisy_src, noisy_tgt, kinds

@@ -1,0 +1,179 @@
+"""The learned pair-quality score: every feature of a pair -> probability that the pair is clean.
+
+A logistic regression on the standardised features z (plus the distance of each length ratio
+from its clean median, so that too long and too short both count against a pair), their squares
+and pairwise products (a quadratic decision function: interactions such as "a low lexical score
+matters less on a short pair") is trained on a seeded sample of the corpus's own pairs (clean)
+against one synthetic noisy copy of each (noise.py), with a held-out share to report accuracy and
+ROC-AUC. Logistic regression outputs calibrated probabilities under its own log loss. The
+strongest reason a pair scored low is the feature whose value, set to the average clean pair's,
+raises its score most.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..errors import InputError
+from ..metrics import roc_auc
+from ..text import TextStats
+from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features
+from .noise import NOISE_KINDS, synthesize
+
+DEVIATIONS = ("char_ratio", "word_ratio")
+
+
+def feature_names(src_lang: str | None, tgt_lang: str | None, languages: bool = True) -> list[str]:
+    """Features in the order of the columns: the per-pair ones (kept per line from the screen pass),
+    then PHSIC and the ones from corpus statistics."""
+    language = [name for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if languages and code]
+    return [*PAIR_FEATURES, *language, "phsic", *CORPUS_FEATURES]
+
+
+class FeatureExtractor:
+    """Every feature of a block of pairs. Built once per worker: the language identifier, PHSIC
+    (a fitted :class:`~kcooc.phsic.model.PHSIC` with the pair encoders) and the corpus model."""
+
+    def __init__(self, names: list[str], src_lang: str | None, tgt_lang: str | None, encoders=None, phsic=None,
+                 corpus: CorpusModel | None = None):
+        self.names = names
+        self.languages = [code for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if name in names]
+        self.sides = [side for side, name in enumerate(LANGUAGE_FEATURES) if name in names]
+        self.pair_width = len(PAIR_FEATURES) + len(self.sides)
+        self.encoders, self.phsic, self.corpus = encoders, phsic, corpus
+        self.identifier = None
+        if self.sides:
+            from ..langid import LanguageIdentifier
+
+            self.identifier = LanguageIdentifier()
+
+    def pair(self, src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
+        """The per-pair features (lengths, agreement, language ID), (n, pair_width) float32;
+        ``s``, ``t``: the sides' text statistics."""
+        columns = [pair_features(src, tgt, s, t)]
+        for side, code in zip(self.sides, self.languages):
+            columns.append(self.identifier.probability((src, tgt)[side], code).astype(np.float32)[:, None])
+        return np.hstack(columns)
+
+    def statistical(self, src: list[str], tgt: list[str], X, Y) -> np.ndarray:
+        """PHSIC of the encoded pairs and the corpus-statistics features, (n, 7) float32."""
+        return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt)])
+
+    def __call__(self, src: list[str], tgt: list[str]) -> np.ndarray:
+        """Every feature, from the texts alone (used for the training examples)."""
+        X, Y = self.encoders[0].encode(src), self.encoders[1].encode(tgt)
+        pair = self.pair(src, tgt, TextStats(src), TextStats(tgt))
+        return np.hstack([pair, self.statistical(src, tgt, X, Y)])
+
+
+class PairClassifier:
+    """Standardise, expand to degree 2, then logistic regression; ``predict_proba`` gives p(clean)."""
+
+    def __init__(self, names: list[str], regularization: float = 1.0, seed: int = 0):
+        self.names, self.regularization, self.seed = list(names), regularization, seed
+        self.deviation_columns = [self.names.index(name) for name in DEVIATIONS if name in self.names]
+
+    @property
+    def expanded_names(self) -> list[str]:
+        return self.names + [f"{self.names[j]}_deviation" for j in self.deviation_columns]
+
+    def _expand(self, F: np.ndarray) -> np.ndarray:
+        F = np.asarray(F, dtype=np.float64)
+        return np.hstack([F, np.abs(F[:, self.deviation_columns] - self.medians_)])
+
+    def fit(self, F: np.ndarray, clean: np.ndarray) -> "PairClassifier":
+        from sklearn.linear_model import LogisticRegression
+
+        clean = np.asarray(clean, dtype=bool)
+        self.medians_ = np.median(np.asarray(F, dtype=np.float64)[clean][:, self.deviation_columns], axis=0)
+        Z = self._expand(F)
+        self.mean_, self.scale_ = Z.mean(axis=0), Z.std(axis=0)
+        self.scale_[self.scale_ == 0] = 1.0
+        Z = (Z - self.mean_) / self.scale_
+        model = LogisticRegression(C=self.regularization, solver="newton-cholesky", max_iter=100, tol=1e-6)
+        model.fit(self._terms(Z), clean)
+        self.coef_, self.intercept_ = model.coef_.ravel().astype(np.float64), float(model.intercept_[0])
+        self.reference_ = Z[clean].mean(axis=0)  # the average clean pair, standardised
+        return self
+
+    def standardised(self, F: np.ndarray) -> np.ndarray:
+        return (self._expand(F) - self.mean_) / self.scale_
+
+    @staticmethod
+    def _terms(Z: np.ndarray) -> np.ndarray:
+        """[z, z_i z_j for i <= j] (the order of scikit-learn's PolynomialFeatures(2))."""
+        i, j = np.triu_indices(Z.shape[1])
+        return np.hstack([Z, Z[:, i] * Z[:, j]])
+
+    def _quadratic(self) -> tuple[np.ndarray, np.ndarray]:
+        """The decision function as w.z + z^T S z + b: (w, symmetric S)."""
+        width = len(self.mean_)
+        Q = np.zeros((width, width))
+        Q[np.triu_indices(width)] = self.coef_[width:]
+        return self.coef_[:width], (Q + Q.T) / 2
+
+    def predict_proba(self, F: np.ndarray) -> np.ndarray:
+        """p(clean | features) of each row (float64)."""
+        Z = self.standardised(F)
+        w, S = self._quadratic()
+        z = Z @ w + np.einsum("ij,ij->i", Z @ S, Z) + self.intercept_
+        return 0.5 * (1.0 + np.tanh(0.5 * z))  # the logistic function, without overflow
+
+    def weakest(self, F: np.ndarray) -> np.ndarray:
+        """Index (into ``expanded_names``) of the feature whose value, replaced by the average clean
+        pair's, raises each row's decision value most: moving z_k by d changes it by
+        w_k d + 2 d (S z)_k + S_kk d^2."""
+        Z = self.standardised(F)
+        w, S = self._quadratic()
+        d = self.reference_ - Z
+        return np.argmax(w * d + 2 * d * (Z @ S) + np.diag(S) * d**2, axis=1)
+
+    # -- persistence ------------------------------------------------------------------------------
+    def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        return ({"names": self.names, "regularization": self.regularization, "seed": self.seed,
+                 "intercept": self.intercept_},
+                {"medians": self.medians_, "mean": self.mean_, "scale": self.scale_, "coef": self.coef_,
+                 "reference": self.reference_})
+
+    @classmethod
+    def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PairClassifier":
+        model = cls(params["names"], params["regularization"], params["seed"])
+        width = len(model.expanded_names)
+        for key, size in (("medians", len(model.deviation_columns)), ("mean", width), ("scale", width),
+                          ("coef", width + width * (width + 1) // 2), ("reference", width)):
+            if key not in arrays or arrays[key].shape != (size,):
+                raise InputError(f"classifier array {key!r} is missing or has the wrong shape")
+        model.medians_, model.mean_, model.scale_ = arrays["medians"], arrays["mean"], arrays["scale"]
+        model.coef_, model.reference_, model.intercept_ = arrays["coef"], arrays["reference"], float(params["intercept"])
+        return model
+
+
+def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
+          validation: float, regularization: float, seed: int) -> tuple[PairClassifier, dict]:
+    """Fit a :class:`PairClassifier` on the clean ``(src, tgt)`` against their synthetic noise.
+
+    ``features(src, tgt)`` returns the feature rows. A seeded ``validation`` share of the clean
+    pairs, with their noisy copies, is held out; returns the classifier and its held-out report.
+    """
+    if len(src) < 10:
+        raise InputError(f"only {len(src)} pairs pass the rules: too few to learn a score from (need 10)")
+    noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed)
+    F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
+    clean = np.repeat([True, False], len(src))
+    held = np.tile(np.random.default_rng(seed + 1).random(len(src)) < validation, 2)
+    classifier = PairClassifier(names, regularization, seed).fit(F[~held], clean[~held])
+    p = classifier.predict_proba(F[held])
+    truth, kinds_held = clean[held], kinds[held[len(src):]]
+    noise_p = p[~truth]
+    report = {
+        "train_pairs": int((~held).sum()), "validation_pairs": int(held.sum()),
+        "validation_accuracy": round(float(np.mean((p >= 0.5) == truth)), 4),
+        "validation_roc_auc": round(roc_auc(truth, p), 4),
+        "validation_log_loss": round(float(-np.mean(np.log(np.clip(np.where(truth, p, 1 - p), 1e-15, 1)))), 4),
+        "validation_recall_by_noise": {kind: round(float(np.mean(noise_p[kinds_held == k] < 0.5)), 4)
+                                       for k, kind in enumerate(NOISE_KINDS) if np.any(kinds_held == k)},
+    }
+    return classifier, report
+
