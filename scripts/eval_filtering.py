@@ -423,10 +423,27 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", default="runs/filter-eval")
     parser.add_argument("--out", default="docs/results-filtering.md")
+    parser.add_argument("--report-only", action="store_true",
+                        help="rewrite --out from the numbers the last run saved in --workdir (after editing the notes)")
     args = parser.parse_args()
+    saved = os.path.join(args.workdir, "results.json")
+    if args.report_only:
+        with open(saved, encoding="utf-8") as f:
+            state = json.load(f)
+        for e in state["evaluations"].values():
+            e["kind"] = np.array(e["kind"])
+        vars(args).update({k: v for k, v in state["args"].items() if k not in ("out", "workdir")})
+        write_results(args, state["evaluations"], state["seconds"])
+        return
     start = time.perf_counter()
     evaluations = {lang: evaluate_pair(lang, args) for lang in args.pairs.split(",")}
-    write_results(args, evaluations, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    with open(saved, "w", encoding="utf-8") as f:
+        json.dump({"args": {k: v for k, v in vars(args).items() if k != "report_only"}, "seconds": seconds,
+                   "evaluations": {lang: {**e, "kind": e["kind"].tolist(), "opus": e["opus"] and {
+                       k: v for k, v in e["opus"].items() if k not in ("scores", "kept")}}
+                       for lang, e in evaluations.items()}}, f)
+    write_results(args, evaluations, seconds)
 
 
 def fmt(value: float) -> str:
