@@ -70,7 +70,7 @@ $(OPUSFILTER_VENV)/bin/opusfilter:
 	$(OPUSFILTER_VENV)/bin/pip install -q opusfilter==3.3.1
 
 # Labelled filtering benchmark: real en-ja/en-de/en-fr pairs with 20% realistic noise; length ratio, pure
-# PHSIC, the learned score, eflomal and OpusFilter on the same files -> docs/results-filtering.md (~15 min).
+# PHSIC, the learned score, eflomal and OpusFilter on the same files -> docs/results-filtering.md (~10 min).
 filter-eval: install-data data-parallel $(OPUSFILTER_VENV)/bin/opusfilter
 	$(PYTHON) scripts/eval_filtering.py --data $(DATA)/parallel --fasttext $(DATA)/fasttext \
 		--opusfilter-venv $(OPUSFILTER_VENV) --workdir $(RUNS)/filter-eval --out docs/results-filtering.md

@@ -418,7 +418,7 @@ def main() -> None:
     parser.add_argument("--pairs", default="ja,de,fr", help="target languages to evaluate")
     parser.add_argument("--fasttext", default="data/fasttext", help="en-100.bin and ja-100.bin for the paper's row")
     parser.add_argument("--opusfilter-venv", default=None, help="virtualenv with opusfilter installed (row skipped if unset)")
-    parser.add_argument("--per-source", type=int, default=6000, help="pairs sampled per source and language pair")
+    parser.add_argument("--per-source", type=int, default=4000, help="pairs sampled per source and language pair")
     parser.add_argument("--rate", type=float, default=0.2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", default="runs/filter-eval")
