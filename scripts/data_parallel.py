@@ -1,13 +1,17 @@
-"""Build the en-ja parallel corpus that stands in for ASPEC (DATA.md, "Parallel corpora").
+"""Build real parallel corpora from Debian packages: en-ja (the stand-in for ASPEC), en-de, en-fr.
 
-Two real sources with natural noise, both from Debian packages:
-* package-description translations: apt's Translation-en and Translation-ja index files, aligned
+Real sources with natural noise, all from Debian packages:
+* package-description translations: apt's Translation-en and Translation-<lang> index files, aligned
   on Description-md5; each description is split into its short description and paragraphs,
-  paired when both languages have the same number of paragraphs;
-* LibreOffice's Japanese UI catalogues (libreoffice-l10n-ja, gettext .mo read with polib):
-  msgid -> msgstr, with menu accelerators removed.
+  paired when both languages have the same number of paragraphs (source ``debian-description``);
+* gettext catalogues (.mo, read with polib), msgid -> msgstr: LibreOffice's UI strings
+  (libreoffice-l10n-ja, menu accelerators removed; source ``libreoffice``) for en-ja, and GCC's
+  compiler and preprocessor messages (gcc-12-locales; source ``gcc``) for en-de and en-fr.
 
-Writes ``OUT/en-ja.tsv``: en <TAB> ja <TAB> source, unique pairs, in a fixed order. With
+Writes ``OUT/en-<lang>.tsv``: en <TAB> translation <TAB> source, unique pairs, in a fixed order
+(the order of the index or catalogue, so neighbouring rows are neighbouring segments of the same
+description or catalogue). Also writes ``OUT/en-zh.tsv`` (Simplified Chinese descriptions and
+LibreOffice strings): not a benchmark pair, but real wrong-language material for en-ja. With
 ``--fasttext DIR`` also trains a fastText skip-gram model per language on the corpus' own sides
 (``DIR/en-100.bin``, ``DIR/ja-100.bin``; Japanese with every kana/Han character a token, matching
 the encoder's ``split_cjk``), single-threaded so the models are reproducible.
@@ -25,17 +29,29 @@ import subprocess
 import tempfile
 import unicodedata
 
-LANGUAGES = "en,ja"
+LANGUAGES = "en,ja,de,fr,zh_CN"
+# pair -> (Translation-* suffix, catalogue sources); en-ja is the corpus the project has always used.
+CORPORA = {
+    "ja": ("ja", [("libreoffice", "libreoffice-l10n-ja", "**/*.mo")]),
+    "de": ("de", [("gcc", "gcc-12-locales", "usr/share/locale/de/LC_MESSAGES/*.mo")]),
+    "fr": ("fr", [("gcc", "gcc-12-locales", "usr/share/locale/fr/LC_MESSAGES/*.mo")]),
+    "zh": ("zh_CN", [("libreoffice", "libreoffice-l10n-zh-cn", "**/*.mo")]),
+}
 
 
 def apt_lists(cache: str) -> str:
-    """A private apt lists directory holding the Translation-en/ja indexes (fetched once)."""
+    """A private apt lists directory holding the Translation-* indexes (fetched once)."""
     lists = os.path.join(cache, "apt-lists")
-    if not glob.glob(os.path.join(lists, "*_main_i18n_Translation-ja*")):
+    if not all(index_files(lists, code) for code in LANGUAGES.split(",")):
         os.makedirs(os.path.join(lists, "partial"), exist_ok=True)
         subprocess.run(["apt-get", "-q", "-o", f"Dir::State::Lists={os.path.abspath(lists)}",
                         "-o", f"Acquire::Languages={LANGUAGES}", "update"], check=True, stdout=subprocess.DEVNULL)
     return lists
+
+
+def index_files(lists: str, code: str) -> list[str]:
+    """The bookworm main Translation-<code> index in an apt lists directory ('_' is stored as %5f)."""
+    return glob.glob(os.path.join(lists, f"*bookworm_main_i18n_Translation-{code.replace('_', '%5f')}*"))
 
 
 def read_index(path: str) -> dict[str, tuple[str, list[str]]]:
@@ -76,40 +92,41 @@ def paragraphs(lines: list[str]) -> list[str]:
     return result
 
 
-def description_pairs(lists: str) -> list[tuple[str, str, str]]:
-    en_file = glob.glob(os.path.join(lists, "*bookworm_main_i18n_Translation-en*"))[0]
-    ja_file = glob.glob(os.path.join(lists, "*bookworm_main_i18n_Translation-ja*"))[0]
-    english, japanese = read_index(en_file), read_index(ja_file)
+def description_pairs(lists: str, code: str) -> list[tuple[str, str, str]]:
+    en_file, xx_file = index_files(lists, "en")[0], index_files(lists, code)[0]
+    english, translated = read_index(en_file), read_index(xx_file)
     pairs = []
-    for md5, (ja_short, ja_paragraphs) in japanese.items():
+    for md5, (xx_short, xx_paragraphs) in translated.items():
         if md5 not in english:
             continue
         en_short, en_paragraphs = english[md5]
-        if len(en_paragraphs) != len(ja_paragraphs):
+        if len(en_paragraphs) != len(xx_paragraphs):
             continue
-        pairs.append((en_short, ja_short, "debian-description"))
-        pairs += [(e, j, "debian-description") for e, j in zip(en_paragraphs, ja_paragraphs)]
+        pairs.append((en_short, xx_short, "debian-description"))
+        pairs += [(e, x, "debian-description") for e, x in zip(en_paragraphs, xx_paragraphs)]
     return pairs
 
 
-def libreoffice_pairs(cache: str) -> list[tuple[str, str, str]]:
+def catalogue_pairs(cache: str, source: str, package: str, pattern: str) -> list[tuple[str, str, str]]:
+    """msgid -> msgstr (plural entries skipped) of every .mo file of a Debian package matching ``pattern``,
+    files in sorted order and entries in catalogue order; accelerators removed."""
     import polib
 
-    root = os.path.join(cache, "libreoffice-ja")
+    root = os.path.join(cache, package)
     if not glob.glob(os.path.join(root, "**", "*.mo"), recursive=True):
         os.makedirs(root, exist_ok=True)
-        subprocess.run(["apt-get", "-q", "download", "libreoffice-l10n-ja"], cwd=root, check=True,
+        subprocess.run(["apt-get", "-q", "download", package], cwd=root, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deb = glob.glob(os.path.join(root, "libreoffice-l10n-ja_*.deb"))[0]
+        deb = glob.glob(os.path.join(root, f"{package}_*.deb"))[0]
         subprocess.run(["dpkg-deb", "-x", deb, root], check=True)
     pairs = []
-    for path in sorted(glob.glob(os.path.join(root, "**", "*.mo"), recursive=True)):
+    for path in sorted(glob.glob(os.path.join(root, pattern), recursive=True)):
         for entry in polib.mofile(path):
-            if entry.msgstr and entry.msgid and any(c.isalpha() for c in entry.msgid):
-                en, ja = entry.msgid, entry.msgstr
-                if re.search(r"\(_[^)]\)", ja):  # GTK mnemonic: '非表示(_B)' <-> 'Invisi_ble'
-                    en, ja = en.replace("_", "", 1), re.sub(r"\(_[^)]\)", "", ja)
-                pairs.append((strip_accelerator(en), strip_accelerator(ja), "libreoffice"))
+            en, xx = entry.msgid, entry.msgstr
+            if xx and en and any(c.isalpha() for c in en):
+                if re.search(r"\(_[^)]\)", xx):  # GTK mnemonic: '非表示(_B)' <-> 'Invisi_ble'
+                    en, xx = en.replace("_", "", 1), re.sub(r"\(_[^)]\)", "", xx)
+                pairs.append((strip_accelerator(en), strip_accelerator(xx), source))
     return pairs
 
 
@@ -143,23 +160,27 @@ def main() -> None:
     parser.add_argument("--fasttext", default=None, help="also train en-100.bin and ja-100.bin here")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    pairs = description_pairs(apt_lists(args.cache)) + libreoffice_pairs(args.cache)
-    seen, rows = set(), []
-    for en, ja, source in pairs:
-        en, ja = clean(en), clean(ja)
-        if en and ja and (en, ja) not in seen:
-            seen.add((en, ja))
-            rows.append(f"{en}\t{ja}\t{source}\n")
-    with open(os.path.join(args.out, "en-ja.tsv"), "w", encoding="utf-8") as f:
-        f.writelines(rows)
-    counts = {s: sum(r.endswith(f"\t{s}\n") for r in rows) for s in ("debian-description", "libreoffice")}
-    print(f"{len(rows)} unique en-ja pairs -> {args.out}/en-ja.tsv {counts}")
-    if args.fasttext:
-        os.makedirs(args.fasttext, exist_ok=True)
-        columns = [row.split("\t") for row in rows]
-        train_fasttext([c[0] for c in columns], False, os.path.join(args.fasttext, "en-100.bin"))
-        train_fasttext([c[1] for c in columns], True, os.path.join(args.fasttext, "ja-100.bin"))
-        print(f"fastText models -> {args.fasttext}/en-100.bin, ja-100.bin")
+    lists = apt_lists(args.cache)
+    for lang, (code, catalogues) in CORPORA.items():
+        pairs = description_pairs(lists, code)
+        for source, package, pattern in catalogues:
+            pairs += catalogue_pairs(args.cache, source, package, pattern)
+        seen, rows = set(), []
+        for en, xx, source in pairs:
+            en, xx = clean(en), clean(xx)
+            if en and xx and (en, xx) not in seen:
+                seen.add((en, xx))
+                rows.append(f"{en}\t{xx}\t{source}\n")
+        with open(os.path.join(args.out, f"en-{lang}.tsv"), "w", encoding="utf-8") as f:
+            f.writelines(rows)
+        counts = {s: sum(r.endswith(f"\t{s}\n") for r in rows) for s in sorted({p[2] for p in pairs})}
+        print(f"{len(rows)} unique en-{lang} pairs -> {args.out}/en-{lang}.tsv {counts}")
+        if args.fasttext and lang == "ja":
+            os.makedirs(args.fasttext, exist_ok=True)
+            columns = [row.split("\t") for row in rows]
+            train_fasttext([c[0] for c in columns], False, os.path.join(args.fasttext, "en-100.bin"))
+            train_fasttext([c[1] for c in columns], True, os.path.join(args.fasttext, "ja-100.bin"))
+            print(f"fastText models -> {args.fasttext}/en-100.bin, ja-100.bin")
 
 
 if __name__ == "__main__":
