@@ -1,10 +1,18 @@
-"""What every command shares: options, config loading, progress bars, summaries, exit codes."""
+"""What every command shares: options, config loading, progress bars, logging, summaries, exit codes.
+
+The option vocabulary (docs/cli.md lists every command's options, generated from these definitions):
+``-i/--input`` the main input, ``-o/--output`` the main output, ``-c/--config`` and ``--print-config``
+(config_options), ``-q/--quiet``, ``-v/--verbose``, ``--log-file`` and ``--summary`` (run_options, on every
+command), ``--seed`` (seed_option), ``-j/--jobs`` (jobs_option). Old spellings kept for one release are
+listed in a command's ``old_options`` (KcoocCommand): they still work and print a warning.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import functools
 import json
+import logging
 import math
 import os
 import sys
@@ -31,9 +39,12 @@ def command_name(ctx: click.Context | None = None) -> str:
 
 
 def fail(message: str, exit_code: int, ctx: click.Context | None = None) -> NoReturn:
-    """Print ``kcooc CMD: error: message`` as one line on stderr and exit."""
+    """Print ``kcooc CMD: error: message`` as one line on stderr (and in the --log-file) and exit."""
     message = " ".join(message.split("\n")).strip()
-    click.echo(f"{command_name(ctx)}: error: {message}", err=True)
+    if LOG.handlers:  # a command is running: its handlers add the prefix
+        LOG.error(message)
+    else:
+        click.echo(f"{command_name(ctx)}: error: {message}", err=True)
     sys.exit(exit_code)
 
 
@@ -54,19 +65,30 @@ def guarded(command: Callable) -> Callable:
             sys.exit(130)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
-        except Exception as exc:  # noqa: BLE001 - the contract is "never a traceback"
+        except Exception as exc:  # noqa: BLE001 - the contract is "never a traceback" (unless asked: -v)
             if os.environ.get("KCOOC_DEBUG"):
                 traceback.print_exc()
-            fail(f"{type(exc).__name__}: {exc} (set KCOOC_DEBUG=1 for a traceback)", 1)
+            else:
+                LOG.debug("traceback of the failure below", exc_info=True)
+            fail(f"{type(exc).__name__}: {exc} (-v or KCOOC_DEBUG=1 for a traceback)", 1)
 
     return wrapper
+
+
+def input_option(help: str, **kwargs) -> Callable:
+    """``-i/--input``: the command's main input (its value reaches the command as ``input_path``)."""
+    return click.option("--input", "-i", "input_path", help=help, **kwargs)
+
+
+def output_option(help: str, **kwargs) -> Callable:
+    """``-o/--output``: the command's main output."""
+    return click.option("--output", "-o", "output", help=help, **kwargs)
 
 
 def input_options(command: Callable) -> Callable:
     """--input, column choice and malformed-line policy; None means "from the config"."""
     decorators = [
-        click.option("--input", "-i", "input_path", default="-", show_default=True,
-                     help="TSV of pairs (path, .gz/.bz2/.xz, or - for stdin)."),
+        input_option("TSV of pairs (path, .gz/.bz2/.xz, or - for stdin).", default="-", show_default=True),
         click.option("--src-col", default=None, help="x column: 1-based index or header name [config: input.src_col]."),
         click.option("--tgt-col", default=None, help="y column: 1-based index or header name [config: input.tgt_col]."),
         click.option("--header/--no-header", default=None, help="First line names the columns [config: input.header]."),
@@ -102,15 +124,143 @@ def seed_option(help: str = "Seed for every random choice [config: seed].") -> C
     return click.option("--seed", type=SEED, default=None, help=help)
 
 
+def config_options(command: Callable) -> Callable:
+    """``-c/--config`` and ``--print-config`` (which needs none of the command's required options)."""
+    command = click.option("--print-config", is_flag=True,
+                           help="Print the resolved config (file + options) and exit; needs no input or output.")(command)
+    return click.option("--config", "-c", "config_path", default=None,
+                        help="YAML config (see configs/README.md).")(command)
+
+
+def all_cores(ctx, param, value: int) -> int:
+    return value or os.cpu_count() or 1
+
+
+JOBS_HELP = "CPU cores to use, 0 for all; the output is the same for every value [workers: docs/cli.md]."
+
+
+def jobs_option(workers: str) -> Callable:
+    """``-j/--jobs``, one meaning everywhere: how many cores; ``workers`` says how a command uses them
+    ("processes" or "threads"), shown in docs/cli.md."""
+    def decorator(command: Callable) -> Callable:
+        command = click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
+                               callback=all_cores, help=JOBS_HELP)(command)
+        command.__click_params__[-1].workers = workers
+        return command
+    return decorator
+
+
+work_dir_option = click.option(
+    "--work-dir", default=None,
+    help="Scratch directory for the run's temporary files, removed at the end (default: hidden, beside --output).")
+
+
+LOG = logging.getLogger("kcooc")
+
+
+class _Stderr(logging.Handler):
+    """Messages on stderr without breaking a running progress bar; warnings and errors carry the
+    ``kcooc CMD: error:`` prefix."""
+
+    def __init__(self, name: str, level: int):
+        super().__init__(level)
+        self.name_ = name
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = self.format(record)
+            if record.levelno >= logging.WARNING:
+                message = f"{self.name_}: {record.levelname.lower()}: {message}"
+            tqdm.write(message, file=sys.stderr)
+        except Exception:  # noqa: BLE001 - logging's own policy
+            self.handleError(record)
+
+
+@contextlib.contextmanager
+def logging_to(name: str, quiet: bool, verbose: bool, log_file: str | None) -> Iterator[None]:
+    """The ``kcooc`` logger for one run: stderr at INFO (-q: warnings and errors only, -v: DEBUG), and the
+    --log-file (appended) at INFO or DEBUG whatever -q says."""
+    handlers = [_Stderr(name, logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO)]
+    if log_file:
+        try:
+            handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
+        except OSError as exc:
+            fail(f"--log-file {log_file}: {exc.strerror}", 2)
+        handlers[-1].setLevel(logging.DEBUG if verbose else logging.INFO)
+        handlers[-1].setFormatter(logging.Formatter(f"%(asctime)s {name}[{os.getpid()}] %(levelname)s: %(message)s"))
+    saved = LOG.handlers[:], LOG.level, LOG.propagate
+    LOG.handlers[:], LOG.propagate = handlers, False
+    LOG.setLevel(logging.DEBUG)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.close()
+        LOG.handlers[:], LOG.level, LOG.propagate = saved
+
+
 def run_options(command: Callable) -> Callable:
+    """-q/--quiet, -v/--verbose, --log-file, --summary on every command; sets up the log for the run.
+    The command receives ``quiet`` (its progress bars) and ``summary_path``."""
+
+    @functools.wraps(command)
+    def run(*args, verbose: bool, log_file: str | None, **kwargs):
+        ctx = click.get_current_context()
+        if verbose and kwargs["quiet"]:
+            fail("-q/--quiet and -v/--verbose exclude each other", 2, ctx)
+        with logging_to(command_name(ctx), kwargs["quiet"], verbose, log_file):
+            for old, new in ctx.meta.get("kcooc.deprecated", []):
+                LOG.warning(f"{old} is deprecated and will be removed in the next release; use {new}")
+            return command(*args, **kwargs)
+
     decorators = [
-        seed_option(),
-        click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar; on stderr only warnings and errors."),
+        click.option("--verbose", "-v", is_flag=True, help="Debug messages too (the resolved config, a failure's traceback)."),
+        click.option("--log-file", default=None, help="Also append the messages, with times, to this file."),
         click.option("--summary", "summary_path", default=None, help="Write a one-line JSON summary here."),
     ]
     for decorator in reversed(decorators):
-        command = decorator(command)
-    return command
+        run = decorator(run)
+    return run
+
+
+class KcoocCommand(click.Command):
+    """A command that keeps old option spellings for one release (``old_options={"--old": "--new"}``:
+    rewritten before parsing, with a warning) and lets ``--print-config`` run without the options
+    a real run requires."""
+
+    def __init__(self, *args, old_options: dict[str, str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.old_options = old_options or {}
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        rewritten, used = [], []
+        for arg in args:
+            if arg == "--":
+                rewritten += args[len(rewritten):]
+                break
+            name, sep, value = arg.partition("=")
+            if name in self.old_options:
+                used.append((name, self.old_options[name]))
+                arg = self.old_options[name] + sep + value
+            rewritten.append(arg)
+        ctx.meta["kcooc.deprecated"] = used
+        if "--print-config" not in rewritten:
+            return super().parse_args(ctx, rewritten)
+        required = [param for param in self.params if param.required]
+        for param in required:
+            param.required = False
+        try:
+            return super().parse_args(ctx, rewritten)
+        finally:
+            for param in required:
+                param.required = True
+
+
+class KcoocGroupOfCommands(click.Group):
+    """A method's group (``kcooc phsic``...): its commands are KcoocCommands."""
+
+    command_class = KcoocCommand
 
 
 def column_override(value: str | None) -> int | str | None:
@@ -133,7 +283,9 @@ def load_config(cls: type, path: str | None, overrides: dict[str, Any], print_co
     if print_config:
         click.echo(config_module.dump(cfg), nl=False)
         sys.exit(0)
+    LOG.debug("config:\n%s", config_module.dump(cfg).rstrip())
     return cfg
+
 
 
 def open_pairs(path: str, input_cfg) -> TsvReader:

@@ -11,7 +11,9 @@ import click
 import numpy as np
 
 from .. import artifact
-from ..cliutils import PositiveFloat, Timer, check_outputs, guarded, load_config, progress, require, run_options, write_summary
+from ..cliutils import (LOG, KcoocGroupOfCommands, PositiveFloat, Timer, check_outputs, config_options, guarded,
+                        input_option, load_config, output_option, progress, require, run_options, seed_option,
+                        write_summary)
 from ..config import to_dict
 from ..encoders import read_word2vec_text
 from ..errors import InputError
@@ -27,27 +29,31 @@ BENCHMARKS = {"ws353-sim": "ws353_similarity.txt", "ws353-rel": "ws353_relatedne
               "rg65": "rg65.txt"}
 
 
-@click.group()
+@click.group(cls=KcoocGroupOfCommands)
 def ca():
     """Correspondence-analysis word vectors (Niitsuma), by a delayed sparse randomized SVD."""
 
 
-@ca.command("embed")
-@click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
-@click.option("--corpus", required=True, help="A text file (.gz/.bz2/.xz, or - for stdin); see --lowercase.")
-@click.option("--output", "-o", required=True, help="Vectors file (.npz: vocab, vectors, singular values, config).")
+@ca.command("embed", old_options={"--corpus": "--input"})
+@config_options
+@input_option("Corpus: a text file (.gz/.bz2/.xz, or - for stdin); see --lowercase.", required=True)
+@output_option("Vectors file (.npz: vocab, vectors, singular values, config).", required=True)
 @click.option("--export-w2v", default=None, help="Also write the vectors in the word2vec text format.")
 @click.option("--method", type=click.Choice(["ca", "ppmi"]), default=None,
               help="ca, or ppmi: PPMI-SVD (Levy et al. 2015), a reference that is not CA [config: method].")
-@click.option("--table", type=click.Choice(["flat", "skip", "cut"]), default=None, help="[config: table]")
-@click.option("--window", type=click.IntRange(min=0), default=None, help="[config: window]")
+@click.option("--table", type=click.Choice(["flat", "skip", "cut"]), default=None,
+              help="Contingency table kind: flat (context after the word), skip (either side), cut (offset counts "
+                   "above independence only) [config: table].")
+@click.option("--window", type=click.IntRange(min=0), default=None,
+              help="Up to this many words between a word and its context [config: window].")
 @click.option("--power", type=click.FloatRange(0, 1, min_open=True), default=None,
               help="CA of N^power, the counts raised entry by entry, 0 < power <= 1 (1 = plain CA) [config: power].")
 @click.option("--vectors", type=click.Choice(["row", "row+column"]), default=None,
               help="Word vectors, or word + context vectors [config: vectors].")
-@click.option("--dims", type=click.IntRange(min=1), default=None, help="[config: dims]")
+@click.option("--dims", type=click.IntRange(min=1), default=None, help="Dimensions of the vectors [config: dims].")
 @click.option("--weight", type=float, default=None, help="Vectors U S^weight [config: weight].")
-@click.option("--min-count", type=click.IntRange(min=1), default=None, help="[config: min_count]")
+@click.option("--min-count", type=click.IntRange(min=1), default=None,
+              help="Drop words seen fewer times [config: min_count].")
 @click.option("--lowercase/--no-lowercase", default=None,
               help="Lower-case the text and split punctuation marks off words (default; text8-like text is unchanged), "
                    "or keep whitespace tokens as they are [config: lowercase].")
@@ -56,25 +62,25 @@ def ca():
               help="Randomized SVD power iterations; with --tol the most [config: power_iterations].")
 @click.option("--tol", type=PositiveFloat(), default=None,
               help="Stop the power iterations once every relative residual is below this [config: tol].")
+@seed_option()
 @run_options
-@click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
 @guarded
-def embed_command(config_path, corpus, output, export_w2v, method, table, window, power, vectors, dims, weight, min_count,
-                  lowercase, supervision, power_iterations, tol, seed, quiet, summary_path, print_config):
+def embed_command(config_path, print_config, input_path, output, export_w2v, method, table, window, power, vectors, dims,
+                  weight, min_count, lowercase, supervision, power_iterations, tol, seed, quiet, summary_path):
     """Count a word x context table from a token stream and decompose it by CA (or PPMI-SVD).
 
     \b
     Example:
-      kcooc ca embed -c configs/text8.yaml --corpus data/text8 -o runs/ca-flat.npz --export-w2v runs/ca-flat.txt
+      kcooc ca embed -c configs/text8.yaml -i data/text8 -o runs/ca-flat.npz --export-w2v runs/ca-flat.txt
     """
     cfg = load_config(CaConfig, config_path, {
         "method": method, "table": table, "window": window, "power": power, "vectors": vectors, "dims": dims,
         "weight": weight, "min_count": min_count, "lowercase": lowercase, "supervision": supervision,
         "power_iterations": power_iterations, "tol": tol, "seed": seed}, print_config)
-    check_outputs(output, export_w2v, summary_path, inputs=[corpus, cfg.supervision, config_path])
+    check_outputs(output, export_w2v, summary_path, inputs=[input_path, cfg.supervision, config_path])
     timer, seconds = Timer(), {}
     with tempfile.TemporaryDirectory(prefix="kcooc-ca-") as scratch:
-        path = rereadable_input(corpus, scratch)
+        path = rereadable_input(input_path, scratch)
         digest = hashlib.sha256()
         with reading_bar(path, "vocabulary", quiet) as bar:
             chunks = token_chunks(path, cfg.chunk_bytes, lambda block: (digest.update(block), bar.update(len(block))),
@@ -82,7 +88,7 @@ def embed_command(config_path, corpus, output, export_w2v, method, table, window
             try:
                 vocabulary = Vocabulary.build(chunks, cfg.min_count, cfg.max_vocab)
             except InputError as exc:
-                raise InputError(f"{display_name(corpus)}: {exc}") from None
+                raise InputError(f"{display_name(input_path)}: {exc}") from None
         seconds["vocabulary"] = timer.seconds()
         lap = Timer()
         with reading_bar(path, "counting", quiet) as bar:
@@ -122,13 +128,11 @@ def embed_command(config_path, corpus, output, export_w2v, method, table, window
     if export_w2v:
         write_word2vec(export_w2v, vocabulary.words, model.vectors_)
     seconds["total"] = timer.seconds()
-    if not quiet:
-        click.echo(f"svd: {model.power_iterations_} power iterations, relative residual of the top {residual.size}: "
-                   f"max {residual.max():.3g}, median {np.median(residual):.3g}"
-                   + ("" if cfg.tol is None else f" (tol {cfg.tol:g}: {'' if convergence['converged'] else 'not '}reached)"),
-                   err=True)
+    LOG.info(f"svd: {model.power_iterations_} power iterations, relative residual of the top {residual.size}: "
+             f"max {residual.max():.3g}, median {np.median(residual):.3g}"
+             + ("" if cfg.tol is None else f" (tol {cfg.tol:g}: {'' if convergence['converged'] else 'not '}reached)"))
     write_summary(summary_path, {
-        "command": "ca embed", "method": cfg.method, "corpus": display_name(corpus), "output": output,
+        "command": "ca embed", "method": cfg.method, "input": display_name(input_path), "output": output,
         "vocabulary": len(vocabulary.words), "tokens_in_vocabulary": int(vocabulary.counts.sum()),
         "nonzeros": int(N.nnz), "total_inertia": model.total_inertia_,
         "explained_inertia": float((model.singular_values_**2).sum()), "convergence": convergence,
@@ -190,30 +194,33 @@ def read_benchmark(name: str, data_dir: str) -> list[tuple[str, str, float]]:
 
 
 @ca.command("eval")
-@click.option("--vectors", "-v", "vectors_path", required=True, help="Vectors (.npz from ca embed, or word2vec text).")
+@input_option("Vectors (.npz from ca embed, or word2vec text).", required=True)
+@output_option("The results table (path or - for stdout).", default="-", show_default=True)
 @click.option("--benchmark", "-b", default="ws353-sim,ws353-rel,men,mturk,rw,simlex", show_default=True,
               help="Comma-separated names or files of word-pair similarity sets.")
 @click.option("--data-dir", default="data/benchmarks", show_default=True, help="Where named benchmarks are.")
-@click.option("--summary", "summary_path", default=None, help="Write a one-line JSON summary here.")
+@run_options
 @guarded
-def eval_command(vectors_path, benchmark, data_dir, summary_path):
+def eval_command(input_path, output, benchmark, data_dir, quiet, summary_path):
     """Spearman's rho of cosine similarities with human scores, and the out-of-vocabulary ratio.
 
     \b
     Example:
-      kcooc ca eval -v runs/ca-flat.npz -b ws353-sim,men,simlex
+      kcooc ca eval -i runs/ca-flat.npz -b ws353-sim,men,simlex
     """
-    check_outputs(summary_path, inputs=[vectors_path, *benchmark.split(",")])
-    words, vectors = load_vectors(vectors_path)
-    require(len(words) > 0, f"{vectors_path}: no vectors")
+    check_outputs(output, summary_path, inputs=[input_path, *benchmark.split(",")])
+    words, vectors = load_vectors(input_path)
+    require(len(words) > 0, f"{input_path}: no vectors")
     results = {}
-    click.echo("benchmark\tspearman\tpairs\toov_ratio")
+    lines = ["benchmark\tspearman\tpairs\toov_ratio"]
     for name in benchmark.split(","):
         result = word_similarity(words, vectors, read_benchmark(name.strip(), data_dir))
         results[name.strip()] = result
         rho = "nan" if result["spearman"] is None else f"{result['spearman']:.3f}"
-        click.echo(f"{name.strip()}\t{rho}\t{result['pairs']}\t{result['oov_ratio']:.3f}")
-    write_summary(summary_path, {"command": "ca eval", "vectors": vectors_path, "results": results})
+        lines.append(f"{name.strip()}\t{rho}\t{result['pairs']}\t{result['oov_ratio']:.3f}")
+    with atomic_output(output) as out:
+        out.writelines(line + "\n" for line in lines)
+    write_summary(summary_path, {"command": "ca eval", "vectors": input_path, "results": results})
 
 
 def read_table(path: str) -> tuple[list[str], list[str], np.ndarray]:
@@ -231,27 +238,30 @@ def read_table(path: str) -> tuple[list[str], list[str], np.ndarray]:
 
 
 @ca.command("plot")
-@click.option("--table", "table_path", default="fisher", show_default=True,
-              help="A TSV contingency table, or 'fisher' for Fisher's eye/hair colour data (paper Table 1).")
-@click.option("--output", "-o", required=True, help="PNG file.")
+@input_option("A TSV contingency table, or 'fisher' for Fisher's eye/hair colour data (paper Table 1).",
+              default="fisher", show_default=True)
+@output_option("PNG file.", required=True)
 @click.option("--title", default=None, help="Plot title.")
+@run_options
 @guarded
-def plot_command(table_path, output, title):
+def plot_command(input_path, output, title, quiet, summary_path):
     """The CA biplot: rows and columns in the first two principal dimensions.
 
     \b
     Example:
       kcooc ca plot -o fisher.png
-      kcooc ca plot --table contingency.tsv -o map.png
+      kcooc ca plot -i contingency.tsv -o map.png
     """
     from .plot import FISHER, biplot
 
-    check_outputs(output, inputs=[table_path])
-    if table_path == "fisher":
+    check_outputs(output, summary_path, inputs=[input_path])
+    if input_path == "fisher":
         rows, columns, counts = FISHER["rows"], FISHER["columns"], np.array(FISHER["counts"], dtype=float)
         title = title or "Fisher's data: eye (rows) and hair (columns) colour"
     else:
-        rows, columns, counts = read_table(table_path)
+        rows, columns, counts = read_table(input_path)
     with atomic_output(output, binary=True) as out:
-        inertia = biplot(rows, columns, counts, out, title or os.path.basename(table_path))
+        inertia = biplot(rows, columns, counts, out, title or os.path.basename(input_path))
     click.echo("principal inertias: " + ", ".join(f"{v:.4f}" for v in inertia))
+    write_summary(summary_path, {"command": "ca plot", "input": input_path, "output": output,
+                                 "principal_inertias": [float(v) for v in inertia]})

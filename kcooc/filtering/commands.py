@@ -9,8 +9,9 @@ import click
 import numpy as np
 
 from .. import artifact
-from ..cliutils import (Timer, check_outputs, guarded, input_options, input_overrides, load_config, locked_outputs,
-                        progress, require, run_options, write_summary)
+from ..cliutils import (KcoocCommand, Timer, check_outputs, config_options, guarded, input_options, input_overrides,
+                        jobs_option, load_config, locked_outputs, output_option, progress, require, run_options,
+                        seed_option, work_dir_option, write_summary)
 from ..config import NULL, to_dict
 from ..errors import InputError
 from ..encoders import build_pair_encoders
@@ -31,10 +32,10 @@ PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
 KIND = "filter"
 
 
-@click.command("filter-parallel")
-@click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
+@click.command("filter-parallel", cls=KcoocCommand)
+@config_options
 @input_options
-@click.option("--output", "-o", default="-", show_default=True, help="Kept lines, verbatim, in input order (path or -).")
+@output_option("Kept lines, verbatim, in input order (path or -).", default="-", show_default=True)
 @click.option("--scores", "scores_path", default=None, help="Also write every line's score (nan if a rule dropped it).")
 @click.option("--annotated", "annotated_path", default=None,
               help="Also write every line + score, keep/drop and the reason it was dropped (learned scorer: the "
@@ -59,20 +60,18 @@ KIND = "filter"
                    "instead of learning one.")
 @click.option("--save-model", "save_model_path", default=None,
               help="Also save the model learned on this corpus (.npz: the learned scorer, or PHSIC with --scorer phsic).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Worker processes (results are byte-identical to --jobs 1).")
+@jobs_option("processes")
 @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="local processes, or a Dask cluster (--scheduler).")
 @click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786.")
 @click.option("--task-lines", type=click.IntRange(min=1), default=None,
               help="Lines per task sent to a worker [config: task_lines].")
-@click.option("--work-dir", default=None,
-              help="Where per-line arrays are kept during the run (default: beside --output).")
+@work_dir_option
+@seed_option()
 @run_options
-@click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
 @guarded
-def filter_parallel(config_path, input_path, output, scores_path, annotated_path, model_path, save_model_path, jobs,
-                    engine, scheduler, work_dir, quiet, summary_path, print_config, **options):
+def filter_parallel(config_path, print_config, input_path, output, scores_path, annotated_path, model_path,
+                    save_model_path, jobs, engine, scheduler, work_dir, quiet, summary_path, **options):
     """Rank a parallel corpus by a pair-quality score learned on itself and keep the best pairs,
     after hard rules and deduplication. The learned score is the probability that a pair is clean
     from PHSIC (Yokoi et al., 2018, §6.3), lexical, fluency, length, agreement and language-ID

@@ -7,7 +7,8 @@ import os
 import click
 import numpy as np
 
-from ..cliutils import Timer, check_outputs, guarded, load_config, require, run_options, write_summary
+from ..cliutils import (LOG, KcoocGroupOfCommands, Timer, check_outputs, config_options, guarded, jobs_option, load_config,
+                        output_option, require, run_options, seed_option, write_summary)
 from ..engine import make_engine
 from ..errors import InputError
 from ..io import atomic_output, read_text, text_lines
@@ -80,14 +81,14 @@ def gold_versus_found(K: np.ndarray, L: np.ndarray, gold: dict[int, int], match:
     return {"gold_objective": objective(Kr, Lr, truth), "found_objective_on_gold_sources": objective(Kr, Lr, found)}
 
 
-@click.group()
+@click.group(cls=KcoocGroupOfCommands)
 def ks():
     """Kernelized sorting: match objects across two domains with no cross-domain similarity
     (Jagarlamudi et al., 2010)."""
 
 
 @ks.command("align")
-@click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
+@config_options
 @click.option("--source", required=True, help="Source objects: a file (one per line) or a directory (a document per file).")
 @click.option("--target", required=True, help="Target objects, as --source.")
 @click.option("--seeds", "seeds_path", default=None,
@@ -95,15 +96,15 @@ def ks():
 @click.option("--random-seeds", type=click.IntRange(min=1), default=None,
               help="Draw this many seed pairs from --gold with --seed (the paper used 10).")
 @click.option("--gold", "gold_path", default=None, help="True alignments (as --seeds): report how many are recovered.")
-@click.option("--output", "-o", default="-", show_default=True, help="source_id<TAB>target_id<TAB>confidence lines.")
+@output_option("source_id<TAB>target_id<TAB>confidence lines.", default="-", show_default=True)
 @click.option("--method", type=click.Choice(["ks", "p-smooth", "s-u", "s-z", "mcca", "convex"]), default=None,
-              help="[config: method]")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Processes for the p sweep.")
+              help="ks, p-smooth, s-u/s-z (p-smooth with seeds), mcca (seeds), convex [config: method].")
+@jobs_option("processes")
+@seed_option()
 @run_options
-@click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
 @guarded
-def align_command(config_path, source, target, seeds_path, random_seeds, gold_path, output, method, jobs, seed, quiet,
-                  summary_path, print_config):
+def align_command(config_path, print_config, source, target, seeds_path, random_seeds, gold_path, output, method, jobs,
+                  seed, quiet, summary_path):
     """Align source and target objects; with --gold, count the recovered pairs.
 
     \b
@@ -151,5 +152,5 @@ def align_command(config_path, source, target, seeds_path, random_seeds, gold_pa
         summary["recovered"] = sum(int(trace.match[s] == t) for s, t in gold.items())
         summary["gold"] = len(gold)
         summary.update(gold_versus_found(K, L, gold, trace.match))
-        click.echo(f"recovered {summary['recovered']} of {len(gold)} gold pairs ({cfg.method})", err=True)
+        LOG.info(f"recovered {summary['recovered']} of {len(gold)} gold pairs ({cfg.method})")
     write_summary(summary_path, summary)

@@ -11,7 +11,8 @@ import numba
 import numpy as np
 
 from .. import artifact
-from ..cliutils import Timer, check_outputs, guarded, load_config, run_options, use_threads, write_summary
+from ..cliutils import (LOG, KcoocGroupOfCommands, Timer, check_outputs, config_options, guarded, input_option, jobs_option,
+                        load_config, output_option, progress, run_options, seed_option, use_threads, write_summary)
 from ..config import from_dict, to_dict
 from ..errors import InputError
 from ..io import atomic_output
@@ -56,23 +57,23 @@ def index_options(cfg: NskConfig) -> dict:
     return {"method": h.method, "bits": h.bits, "reference_size": h.reference_size, "subset_size": h.subset_size}
 
 
-@click.group()
+@click.group(cls=KcoocGroupOfCommands)
 def nsk():
     """Nonstationary convolution kernels with k-NN on paths and trees (Garg et al., 2018)."""
 
 
 @nsk.command("train")
-@click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
-@click.option("--input", "-i", "input_path", required=True, help="Labelled structures, JSON lines (.gz/.bz2/.xz).")
-@click.option("--output", "-o", required=True, help="Model file to write (.npz).")
+@config_options
+@input_option("Labelled structures, JSON lines (.gz/.bz2/.xz).", required=True)
+@output_option("Model file to write (.npz).", required=True)
 @click.option("--hashing", type=click.Choice(["exact", "random-knn", "klsh"]), default=None,
-              help="[config: hashing.method]")
+              help="k-NN search of the learning graph: exact, random k-NN or kernelized LSH [config: hashing.method].")
 @click.option("--no-learn", is_flag=True, help="Keep sigma = 1 (the stationary kernel) [config: learn.enabled].")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Threads for kernel rows (default: all cores).")
+@jobs_option("threads")
+@seed_option()
 @run_options
-@click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
 @guarded
-def train_command(config_path, input_path, output, hashing, no_learn, jobs, seed, quiet, summary_path, print_config):
+def train_command(config_path, print_config, input_path, output, hashing, no_learn, jobs, seed, quiet, summary_path):
     """Learn sigma (Algorithm 1) and save the model: training structures, sigma, the zeroed labels.
 
     \b
@@ -93,10 +94,18 @@ def train_command(config_path, input_path, output, hashing, no_learn, jobs, seed
     frequency = data.edge_frequencies(len(edges))
     ranked = [int(e) for e in np.argsort(-frequency, kind="stable") if frequency[e] > 0]
     to_learn = ranked[: max(1, int(round(cfg.learn.label_share * len(ranked))))] if cfg.learn.enabled else []
-    log = None if quiet else (lambda message: click.echo(message, err=True))
     if to_learn:
-        report = learn_sigma(kernel, data, to_learn, cfg.learn.beta, cfg.learn.alpha, cfg.learn.k_graph,
-                             cfg.learn.iterations, index_options(cfg), cfg.seed, log)
+        with progress(quiet, unit="labels") as bar:
+            bar.unit_scale = False
+            bar.reset(total=cfg.learn.iterations * len(to_learn))
+
+            def on_label(label, loss_off, loss_on, value):
+                bar.set_postfix_str(edges.names[label], refresh=False)
+                bar.update()
+                LOG.info(f"{edges.names[label]}: loss with sigma 0 {loss_off:.4g}, with 1 {loss_on:.4g} -> sigma {value:g}")
+
+            report = learn_sigma(kernel, data, to_learn, cfg.learn.beta, cfg.learn.alpha, cfg.learn.k_graph,
+                                 cfg.learn.iterations, index_options(cfg), cfg.seed, on_label)
         sigma, losses, evaluations = report.sigma, report.losses, report.evaluations
     else:
         sigma, losses, evaluations = np.ones(len(edges)), [], 0
@@ -105,7 +114,7 @@ def train_command(config_path, input_path, output, hashing, no_learn, jobs, seed
                   {"config": to_dict(cfg), "structure_kind": data.kind, "edge_labels": edges.names,
                    "node_labels": nodes.names, "learned_labels": [edges.names[e] for e in to_learn],
                    "zeroed_labels": zeroed, "data_sha256": digest.hexdigest()})
-    click.echo(f"{len(zeroed)} of {len(to_learn)} learned labels skipped (sigma = 0): {' '.join(zeroed)}", err=True)
+    LOG.info(f"{len(zeroed)} of {len(to_learn)} learned labels skipped (sigma = 0): {' '.join(zeroed)}")
     write_summary(summary_path, {"command": "nsk train", "structures": len(data), "positives": int(data.labels.sum()),
                                  "edge_labels": len(edges), "learned_labels": len(to_learn), "zeroed_labels": zeroed,
                                  "losses": [[edges.names[e], l0, l1] for e, l0, l1 in losses],
@@ -113,17 +122,19 @@ def train_command(config_path, input_path, output, hashing, no_learn, jobs, seed
                                  "threads": numba.get_num_threads()})
 
 
-@nsk.command("classify")
+@nsk.command("classify", old_options={"--k": "--neighbours"})
 @click.option("--model", "-m", "model_path", required=True, help="Model from `kcooc nsk train`.")
-@click.option("--input", "-i", "input_path", required=True, help="Structures to classify, JSON lines (label optional).")
-@click.option("--output", "-o", default="-", show_default=True,
-              help="prediction<TAB>share of positive neighbours, one line per input structure.")
+@input_option("Structures to classify, JSON lines (label optional).", required=True)
+@output_option("prediction<TAB>share of positive neighbours, one line per input structure.", default="-",
+               show_default=True)
 @click.option("--metrics", "metrics_path", default=None, help="Write F1 / precision / recall (positive class) here.")
-@click.option("--k", "k", type=click.IntRange(min=1), default=None, help="Voting neighbours [model config: k].")
+@click.option("--neighbours", "k", type=click.IntRange(min=1), default=None,
+              help="Voting neighbours, k of k-NN [model config: k].")
 @click.option("--hashing", type=click.Choice(["exact", "random-knn", "klsh"]), default=None,
-              help="k-NN search [model config: hashing.method].")
+              help="k-NN search: exact, random k-NN or kernelized LSH [model config: hashing.method].")
 @click.option("--stationary", is_flag=True, help="Ignore the learned sigma (the path/tree kernel baseline).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Threads for kernel rows.")
+@jobs_option("threads")
+@seed_option()
 @run_options
 @guarded
 def classify_command(model_path, input_path, output, metrics_path, k, hashing, stationary, jobs, seed, quiet,
@@ -154,8 +165,8 @@ def classify_command(model_path, input_path, output, metrics_path, k, hashing, s
                "kernel_evaluations": kernel.evaluations, "seconds": timer.seconds()}
     if (queries.labels >= 0).all():
         metrics.update(classification_scores(queries.labels, predictions))
-        click.echo(f"F1 {metrics['f1']:.3f} (P {metrics['precision']:.3f}, R {metrics['recall']:.3f}); "
-                   f"{kernel.evaluations:,} kernel evaluations", err=True)
+        LOG.info(f"F1 {metrics['f1']:.3f} (P {metrics['precision']:.3f}, R {metrics['recall']:.3f}); "
+                 f"{kernel.evaluations:,} kernel evaluations")
     if metrics_path:
         with atomic_output(metrics_path) as out:
             out.write(json.dumps(metrics, indent=1, sort_keys=True) + "\n")

@@ -43,8 +43,10 @@ class LearningReport:
 
 
 def learn_sigma(kernel: ConvolutionKernel, data: Structures, labels: list[int], beta: int, alpha: int, k_graph: int,
-                iterations: int, index_options: dict, seed: int, log: Callable[[str], None] | None = None) -> LearningReport:
-    """Algorithm 1 over the edge ids ``labels`` (most frequent first); returns the learned sigma."""
+                iterations: int, index_options: dict, seed: int,
+                on_label: Callable[[int, float, float, float], None] | None = None) -> LearningReport:
+    """Algorithm 1 over the edge ids ``labels`` (most frequent first); returns the learned sigma.
+    ``on_label(edge id, loss with sigma 0, loss with sigma 1, chosen sigma)`` follows each decision."""
     rng = np.random.default_rng(seed)
     n_edges = max(int(data.edges.max()) + 1, kernel.sigma.size)
     sigma = np.r_[kernel.sigma, np.ones(n_edges - kernel.sigma.size)]
@@ -78,6 +80,6 @@ def learn_sigma(kernel: ConvolutionKernel, data: Structures, labels: list[int], 
                     evaluations += trial_kernel.evaluations
             sigma[label] = 0.0 if totals[0] < totals[1] else 1.0
             losses.append((int(label), float(totals[0]), float(totals[1])))
-            if log:
-                log(f"label {label}: loss with sigma 0 {totals[0]:.4g}, with 1 {totals[1]:.4g} -> {sigma[label]:g}")
+            if on_label:
+                on_label(int(label), float(totals[0]), float(totals[1]), float(sigma[label]))
     return LearningReport(sigma, list(labels), losses, evaluations)

@@ -8,8 +8,9 @@ import click
 import numpy as np
 
 from .. import artifact
-from ..cliutils import (Timer, check_outputs, guarded, input_options, input_overrides, load_config, locked_outputs,
-                        open_pairs, progress, require, run_options, write_summary)
+from ..cliutils import (LOG, KcoocGroupOfCommands, Timer, check_outputs, config_options, guarded, input_options,
+                        input_overrides, load_config, locked_outputs, open_pairs, output_option, progress, require,
+                        run_options, seed_option, work_dir_option, write_summary)
 from ..config import to_dict
 from ..encoders import build_pair_encoders
 from ..errors import InputError
@@ -42,15 +43,15 @@ def with_vectors(command):
     return command
 
 
-@click.group()
+@click.group(cls=KcoocGroupOfCommands)
 def phsic():
     """Pointwise HSIC co-occurrence scores of sentence pairs (Yokoi et al., 2018)."""
 
 
-@phsic.command("train")
-@click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
+@phsic.command("train", old_options={"--spool-dir": "--work-dir"})
+@config_options
 @input_options
-@click.option("--output", "-o", required=True, help="Model file to write (.npz).")
+@output_option("Model file to write (.npz).", required=True)
 @click.option("--kernel", type=click.Choice(["linear", "cos", "rbf", "laplacian", "poly"]), default=None,
               help="Kernel on both sides [config: kernel.name].")
 @click.option("--rank", type=click.IntRange(min=1), default=None, help="Incomplete Cholesky rank d [config: kernel.rank].")
@@ -60,13 +61,12 @@ def phsic():
               help="Sentence encoder [config: encoder.name].")
 @click.option("--encoder-model", default=None, help="fastText .bin or word2vec .vec file [config: encoder.model].")
 @with_vectors
-@click.option("--spool-dir", default=None,
-              help="Where data-space kernels spool encoded blocks (default: a hidden directory beside --output).")
+@work_dir_option
+@seed_option()
 @run_options
-@click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
 @guarded
-def train_command(config_path, input_path, output, x_vectors, y_vectors, spool_dir, quiet, summary_path,
-                  print_config, **options):
+def train_command(config_path, print_config, input_path, output, x_vectors, y_vectors, work_dir, quiet, summary_path,
+                  **options):
     """Learn PHSIC from (x, y) pairs.
 
     \b
@@ -82,8 +82,8 @@ def train_command(config_path, input_path, output, x_vectors, y_vectors, spool_d
     }, print_config)
     require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
     check_outputs(output, summary_path, inputs=[input_path, x_vectors, y_vectors, config_path])
-    check_directory(spool_dir, "--spool-dir")
-    with locked_outputs(output, summary_path), run_directory(spool_dir or beside(output), output, "phsic") as scratch:
+    check_directory(work_dir, "--work-dir")
+    with locked_outputs(output, summary_path), run_directory(work_dir or beside(output), output, "phsic") as scratch:
         train_model(cfg, input_path, output, x_vectors, y_vectors, scratch, quiet, summary_path)
 
 
@@ -140,12 +140,13 @@ def read_phsic(header: dict, arrays: dict) -> PHSIC:
 @phsic.command("score")
 @click.option("--model", "-m", "model_path", required=True, help="Model trained by `kcooc phsic train`.")
 @input_options
-@click.option("--output", "-o", default="-", show_default=True, help="Where to write (path or - for stdout).")
+@output_option("Where to write (path or - for stdout).", default="-", show_default=True)
 @click.option("--score-only", is_flag=True, help="Write only the score column (same scores as with the echo).")
 @click.option("--candidates", is_flag=True,
               help="Consecutive lines with the same x are one context's candidates: add a rank column (1 = best).")
 @click.option("--encoder-model", default=None, help="Where the model's fastText/.vec file is now, if it moved.")
 @with_vectors
+@seed_option()
 @run_options
 @guarded
 def score_command(model_path, input_path, output, score_only, candidates, encoder_model, x_vectors, y_vectors,
@@ -210,9 +211,10 @@ def _flatten(tree: dict, prefix: str = "") -> dict:
 
 @phsic.command("merge")
 @click.argument("models", nargs=-1, required=True)
-@click.option("--output", "-o", required=True, help="Merged model file.")
+@output_option("Merged model file (.npz).", required=True)
+@run_options
 @guarded
-def merge_command(models, output):
+def merge_command(models, output, quiet, summary_path):
     """Merge models trained on shards of one corpus into the model of the whole corpus.
 
     The statistics (n, sum phi, sum psi, sum phi psi^T) add up exactly; the shards must share
@@ -222,7 +224,7 @@ def merge_command(models, output):
     Example:
       kcooc phsic merge shard-*.npz -o model.npz
     """
-    check_outputs(output, inputs=models)
+    check_outputs(output, summary_path, inputs=models)
     first_header, first = load_model(models[0])
     first_arrays = first.state()[1]
     moments = None
@@ -244,3 +246,5 @@ def merge_command(models, output):
     kept = {k: v for k, v in first_header.items() if k not in ("kind", "format_version", "kcooc_version")}
     artifact.save(output, KIND, arrays, {**kept, "model": params, "merged_from": list(models),
                                          "data_sha256": hashlib.sha256("".join(hashes).encode()).hexdigest()})
+    LOG.info(f"merged {len(models)} models: {moments.n:,} pairs")
+    write_summary(summary_path, {"command": "phsic merge", "models": list(models), "pairs": moments.n, "output": output})

@@ -9,7 +9,8 @@ import click
 import numba
 import numpy as np
 
-from ..cliutils import (POSITIVE, Timer, check_outputs, guarded, load_config, progress, require, run_options, use_threads,
+from ..cliutils import (LOG, POSITIVE, KcoocGroupOfCommands, Timer, check_outputs, config_options, guarded, jobs_option,
+                        load_config, output_option, progress, require, run_options, seed_option, use_threads,
                         write_summary)
 from ..config import to_dict
 from ..encoders import tokenize
@@ -84,28 +85,27 @@ def kernel_matrices(cfg: SrkConfig, train: Examples, test: Examples, cache_dir: 
             combine(test_blocks, diagonals, rows_test, rows_train), seconds)
 
 
-@click.group()
+@click.group(cls=KcoocGroupOfCommands)
 def srk():
     """Type-enriched string rewriting kernels for sentence pairs (Gleize & Grau, 2015)."""
 
 
-@srk.command("classify")
-@click.option("--config", "-c", "config_path", default=None, help="YAML config (see configs/README.md).")
+@srk.command("classify", old_options={"--c": "--svm-c"})
+@config_options
 @click.option("--train", "train_path", required=True, help="Labelled training pairs (TSV, .gz/.bz2/.xz).")
 @click.option("--test", "test_path", required=True, help="Pairs to classify (same columns; label ? if unknown).")
-@click.option("--output", "-o", default="-", show_default=True,
-              help="prediction<TAB>decision value per test pair, in input order.")
+@output_option("prediction<TAB>decision value per test pair, in input order.", default="-", show_default=True)
 @click.option("--metrics", "metrics_path", default=None, help="Write test metrics (and the C search) as JSON here.")
 @click.option("--cache-dir", default=None, help="Keep Gram tiles here: a rerun (or a killed run) resumes.")
-@click.option("--c", "fixed_c", type=POSITIVE, default=None,
-              help="Use this C instead of cross-validating.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Threads for the Gram rows (default: all cores).")
+@click.option("--svm-c", "fixed_c", type=POSITIVE, default=None,
+              help="The SVM's C, instead of cross-validating it over svm.c_grid.")
+@jobs_option("threads")
 @click.option("--header/--no-header", default=None, help="First line names the columns [config: input.header].")
+@seed_option()
 @run_options
-@click.option("--print-config", is_flag=True, help="Print the resolved config and exit.")
 @guarded
-def classify_command(config_path, train_path, test_path, output, metrics_path, cache_dir, fixed_c, jobs, header, seed,
-                     quiet, summary_path, print_config):
+def classify_command(config_path, print_config, train_path, test_path, output, metrics_path, cache_dir, fixed_c, jobs,
+                     header, seed, quiet, summary_path):
     """Train an SVM on the kernel sum of the config and classify (or rank) the test pairs.
 
     \b
@@ -141,8 +141,8 @@ def classify_command(config_path, train_path, test_path, output, metrics_path, c
         metrics.update(classification_scores(test.labels, predictions))
         if ranking:
             metrics.update(grouped_ranking(test.groups, test.labels, decision))
-        shown = ", ".join(f"{k} {metrics[k]:.3f}" for k in ("accuracy", "f1", "map", "mrr") if k in metrics)
-        click.echo(f"test: {shown} (C={c:g})", err=True)
+        shown = ", ".join(f"{k} {metrics[k]:.3f}" for k in (("map", "mrr") if ranking else ("accuracy", "f1")))
+        LOG.info(f"test: {shown} (C={c:g})")
     if metrics_path:
         with atomic_output(metrics_path) as out:
             out.write(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
