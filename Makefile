@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid clean
+.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid clean
 
 install:
 	$(PIP) install -q -e .
@@ -171,6 +171,10 @@ bench-nsk: install data-nsk
 
 config-docs:
 	$(PYTHON) scripts/config_docs.py > configs/README.md
+
+# docs/cli.md: every command's options, from the click definitions (tests/test_cli_docs.py checks it).
+cli-docs:
+	$(PYTHON) scripts/cli_docs.py > docs/cli.md
 
 clean:
 	rm -rf $(RUNS) .pytest_cache

@@ -126,7 +126,8 @@ class FastTextEncoder(PooledWordVectors):
 
     def __init__(self, model: str, **kwargs):
         if not os.path.isfile(model):
-            raise InputError(f"{model}: fastText model not found (build it with `make data` or pass your own .bin)")
+            raise InputError(f"{model}: fastText model not found (the shipped configs' models are built by `make data` "
+                             "(en-300, dialogue) and `make data-parallel` (en-100/ja-100, filtering); or pass your own .bin)")
         import fasttext
 
         fasttext.FastText.eprint = lambda *args, **kw: None  # silence its load-time warning

@@ -23,7 +23,7 @@ SEEDS = [0, 1, 2, 3, 4]
 
 
 def kcooc(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "kcooc", *args], check=True)
+    subprocess.run([sys.executable, "-m", "kcooc", *args, "--jobs", "0"], check=True)
 
 
 def classify(model: str, test: str, out: str, *options: str) -> dict:

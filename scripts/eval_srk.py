@@ -131,7 +131,7 @@ def main() -> None:
             metrics = os.path.join(out_dir, f"{slug}.json")
             subprocess.run([sys.executable, "-m", "kcooc", "srk", "classify", "-c", config, "--train", train,
                             "--test", test, "-o", os.path.join(out_dir, f"{slug}.tsv"), "--metrics", metrics,
-                            "--cache-dir", os.path.join(args.runs, "cache"), "-q"], check=True)
+                            "--cache-dir", os.path.join(args.runs, "cache"), "--jobs", "0", "-q"], check=True)
             m = json.load(open(metrics))
             predicted = np.loadtxt(os.path.join(out_dir, f"{slug}.tsv"), ndmin=2)
             if ranking:

@@ -31,7 +31,7 @@ def kcooc(*args: str) -> str:
 
 
 def evaluate(vectors: str, data_dir: str) -> dict[str, float]:
-    rows = [line.split("\t") for line in kcooc("ca", "eval", "-v", vectors, "-b", ",".join(BENCHMARKS),
+    rows = [line.split("\t") for line in kcooc("ca", "eval", "-i", vectors, "-b", ",".join(BENCHMARKS),
                                                  "--data-dir", data_dir).splitlines()[1:]]
     return {name: float(rho) for name, rho, _, _ in rows}
 
@@ -81,7 +81,7 @@ def embed(name: str, options: list[str], corpus: str, args) -> tuple[dict[str, f
     if not (os.path.exists(vectors) and os.path.exists(summary)):
         if args.finished_only:
             return None
-        kcooc("ca", "embed", "-c", "configs/text8.yaml", "--corpus", corpus, *options, "-o", vectors,
+        kcooc("ca", "embed", "-c", "configs/text8.yaml", "-i", corpus, *options, "-o", vectors,
               "--summary", summary, "-q")
     run = json.load(open(summary))
     return (evaluate(vectors, args.data_dir), run["seconds"]["total"],

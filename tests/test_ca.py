@@ -227,7 +227,7 @@ def test_cli_embeds_real_text_exports_word2vec_and_evaluates(tmp_path):
     text = open(TRAIN, encoding="utf-8").read().lower().replace("\t", " ")
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(text, encoding="utf-8")
-    args = ["ca", "embed", "--corpus", corpus, "--dims", "20", "--window", "3", "--min-count", "3"]
+    args = ["ca", "embed", "-i", corpus, "--dims", "20", "--window", "3", "--min-count", "3"]
     run(*args, "-o", tmp_path / "v.npz", "--export-w2v", tmp_path / "v.txt", "--summary", tmp_path / "s.json")
     summary = json.loads((tmp_path / "s.json").read_text())
     # the top singular pairs converge first; the last of the 20 are still approximate after 4 iterations
@@ -237,25 +237,25 @@ def test_cli_embeds_real_text_exports_word2vec_and_evaluates(tmp_path):
     words, vectors = read_word2vec_text(str(tmp_path / "v.txt"))
     assert len(words) == summary["vocabulary"] and vectors.shape[1] == 20
     # stdin gives the same vectors, byte for byte
-    run("ca", "embed", "--corpus", "-", "--dims", "20", "--window", "3", "--min-count", "3", "-o", tmp_path / "w.npz",
+    run("ca", "embed", "-i", "-", "--dims", "20", "--window", "3", "--min-count", "3", "-o", tmp_path / "w.npz",
         stdin=text)
     assert (tmp_path / "v.npz").read_bytes() == (tmp_path / "w.npz").read_bytes()
     (tmp_path / "pairs.txt").write_text("# a tiny benchmark\nyes yeah 9\ngood great 8\ngood no 1\nyes dog 0.5\n")
-    out = run("ca", "eval", "-v", tmp_path / "v.npz", "-b", tmp_path / "pairs.txt").stdout.splitlines()
+    out = run("ca", "eval", "-i", tmp_path / "v.npz", "-b", tmp_path / "pairs.txt").stdout.splitlines()
     assert out[0] == "benchmark\tspearman\tpairs\toov_ratio" and out[1].split("\t")[2] == "4"
-    assert run("ca", "eval", "-v", tmp_path / "v.txt", "-b", tmp_path / "pairs.txt").stdout.splitlines()[1][:-6] \
+    assert run("ca", "eval", "-i", tmp_path / "v.txt", "-b", tmp_path / "pairs.txt").stdout.splitlines()[1][:-6] \
         == out[1][:-6]
 
 
 def test_cli_bad_corpus_is_one_line_exit_2(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"fine words here \xff\xfe broken")
-    result = run("ca", "embed", "--corpus", bad, "-o", tmp_path / "v.npz", "--min-count", "1", check=False)
+    result = run("ca", "embed", "-i", bad, "-o", tmp_path / "v.npz", "--min-count", "1", check=False)
     assert result.returncode == 2 and "invalid UTF-8" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "v.npz").exists()
     empty = tmp_path / "empty.txt"
     empty.write_text("a b c")
-    result = run("ca", "embed", "--corpus", empty, "-o", tmp_path / "v.npz", check=False)
+    result = run("ca", "embed", "-i", empty, "-o", tmp_path / "v.npz", check=False)
     assert result.returncode == 2 and "no word occurs at least 5 times" in result.stderr
     assert os.listdir(tmp_path) == ["bad.txt", "empty.txt"] or sorted(os.listdir(tmp_path)) == ["bad.txt", "empty.txt"]
 
@@ -285,7 +285,7 @@ def test_biplot_coordinates_are_the_dense_principal_coordinates(tmp_path):
     assert result.stdout.strip() == "principal inertias: 0.1992, 0.0301"
     assert (tmp_path / "fisher.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     (tmp_path / "t.tsv").write_text("\tfair\tdark\nblue\t10\t2\ndark\t1\tx\n")
-    bad = run("ca", "plot", "--table", tmp_path / "t.tsv", "-o", tmp_path / "t.png", check=False)
+    bad = run("ca", "plot", "-i", tmp_path / "t.tsv", "-o", tmp_path / "t.png", check=False)
     assert bad.returncode == 2 and "counts must be numbers" in bad.stderr and not (tmp_path / "t.png").exists()
 
 
@@ -293,7 +293,7 @@ def test_cli_sca_uses_the_supervised_pairs(tmp_path):
     text = open(TRAIN, encoding="utf-8").read().lower().replace("\t", " ")
     (tmp_path / "corpus.txt").write_text(text, encoding="utf-8")
     (tmp_path / "pairs.txt").write_text("yes yeah 9\ngood great 8\nlike love 7\n")
-    common = ["ca", "embed", "--corpus", tmp_path / "corpus.txt", "--dims", "10", "--window", "2", "--min-count", "3"]
+    common = ["ca", "embed", "-i", tmp_path / "corpus.txt", "--dims", "10", "--window", "2", "--min-count", "3"]
     run(*common, "-o", tmp_path / "lca.npz")
     run(*common, "--supervision", tmp_path / "pairs.txt", "-o", tmp_path / "sca.npz")
     from kcooc import artifact
@@ -316,7 +316,7 @@ def test_cli_lowercases_raw_text_by_default(tmp_path):
     raw = open(TRAIN, encoding="utf-8").read()
     assert any(c.isupper() for c in raw) and "," in raw
     (tmp_path / "raw.txt").write_text(raw, encoding="utf-8")
-    common = ["ca", "embed", "--corpus", tmp_path / "raw.txt", "--dims", "5", "--window", "2", "-q"]
+    common = ["ca", "embed", "-i", tmp_path / "raw.txt", "--dims", "5", "--window", "2", "-q"]
     run(*common, "-o", tmp_path / "low.npz")
     run(*common, "--no-lowercase", "-o", tmp_path / "raw.npz")
     low = artifact.load(str(tmp_path / "low.npz"), "ca-vectors")[1]["vocab"].tolist()
@@ -329,7 +329,7 @@ def test_cli_lowercases_raw_text_by_default(tmp_path):
 @pytest.mark.parametrize("value", ["0", "-0.5", "1.5", "nan"])
 def test_cli_power_outside_0_1_is_exit_2_before_any_work(tmp_path, value):
     missing = tmp_path / "no-such-corpus.txt"  # would fail too, later: the power is checked first
-    result = run("ca", "embed", "--corpus", missing, "--power", value, "-o", tmp_path / "v.npz", check=False)
+    result = run("ca", "embed", "-i", missing, "--power", value, "-o", tmp_path / "v.npz", check=False)
     assert result.returncode == 2 and "power" in result.stderr and "Traceback" not in result.stderr
     assert "no-such-corpus" not in result.stderr and os.listdir(tmp_path) == []
 
@@ -337,7 +337,7 @@ def test_cli_power_outside_0_1_is_exit_2_before_any_work(tmp_path, value):
 def test_config_power_outside_0_1_is_exit_2(tmp_path):
     (tmp_path / "c.yaml").write_text("power: 2\n")
     (tmp_path / "corpus.txt").write_text("a b c " * 10)
-    result = run("ca", "embed", "-c", tmp_path / "c.yaml", "--corpus", tmp_path / "corpus.txt", "-o",
+    result = run("ca", "embed", "-c", tmp_path / "c.yaml", "-i", tmp_path / "corpus.txt", "-o",
                  tmp_path / "v.npz", check=False)
     assert result.returncode == 2 and "power must be in (0, 1]" in result.stderr
     assert not (tmp_path / "v.npz").exists()
@@ -346,7 +346,7 @@ def test_config_power_outside_0_1_is_exit_2(tmp_path):
 def test_cli_ppmi_and_tol_report_their_convergence(tmp_path):
     text = open(TRAIN, encoding="utf-8").read()
     (tmp_path / "corpus.txt").write_text(text, encoding="utf-8")
-    common = ["ca", "embed", "--corpus", tmp_path / "corpus.txt", "--dims", "10", "--window", "2", "--min-count", "3"]
+    common = ["ca", "embed", "-i", tmp_path / "corpus.txt", "--dims", "10", "--window", "2", "--min-count", "3"]
     result = run(*common, "--method", "ppmi", "--vectors", "row+column", "--tol", "1e-3", "--power-iterations", "60",
                  "-o", tmp_path / "p.npz", "--summary", tmp_path / "p.json")
     summary = json.loads((tmp_path / "p.json").read_text())

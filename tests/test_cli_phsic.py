@@ -56,6 +56,7 @@ def test_outputs_are_byte_identical_across_runs_and_block_sizes(tmp_path):
     c = run("phsic", "score", "-m", models[2], "-i", CANDIDATES, "--score-only").stdout
     assert a == b
     np.testing.assert_allclose(scores_of(a), scores_of(c), rtol=1e-6, atol=1e-12)
+    assert sorted(os.listdir(tmp_path)) == ["m0.npz", "m1.npz", "m2.npz"]  # no .lock, work dir or temporary left
 
 
 def test_stdin_gzip_header_names_and_summary(tmp_path, hashing_model):
@@ -128,7 +129,7 @@ def test_fasttext_encoder_through_config(tmp_path, fasttext_model):
 
 
 def test_print_config_and_version():
-    printed = run("phsic", "train", "--kernel", "rbf", "--rank", "7", "-o", "unused.npz", "--print-config").stdout
+    printed = run("phsic", "train", "--kernel", "rbf", "--rank", "7", "--print-config").stdout
     assert "name: rbf" in printed and "rank: 7" in printed and not os.path.exists("unused.npz")
     assert run("--version").stdout.startswith("kcooc, version")
     assert "kcooc phsic score" in run("--help").stdout
@@ -210,7 +211,7 @@ def test_icd_from_stdin_with_a_pivot_sample_is_deterministic(tmp_path):
     data = open(TRAIN, encoding="utf-8").read()
     models = [tmp_path / f"m{i}.npz" for i in range(2)]
     for model in models:
-        run("phsic", "train", "-c", config, "-o", model, "--block-size", "256", "--spool-dir", tmp_path, stdin=data)
+        run("phsic", "train", "-c", config, "-o", model, "--block-size", "256", "--work-dir", tmp_path, stdin=data)
     assert models[0].read_bytes() == models[1].read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m0.npz", "m1.npz", "rbf.yaml"]  # spool removed
     from kcooc.phsic.commands import load_model

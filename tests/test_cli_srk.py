@@ -76,7 +76,7 @@ def test_answer_selection_ranks_by_question(tmp_path):
 
 def test_cache_resumes_and_threads_do_not_change_the_output(tmp_path, small_config):
     cache = tmp_path / "cache"
-    args = ["srk", "classify", "-c", small_config, "--train", VERSES_TRAIN, "--test", VERSES_TEST, "--c", "1", "-q"]
+    args = ["srk", "classify", "-c", small_config, "--train", VERSES_TRAIN, "--test", VERSES_TEST, "--svm-c", "1", "-q"]
     first = run(*args, "--cache-dir", cache, "-o", tmp_path / "a.tsv")
     tiles = sorted(cache.rglob("*.npz"))
     assert len(tiles) >= 4  # srk and pr terms, train and test blocks
@@ -94,7 +94,7 @@ def test_unknown_test_labels_give_predictions_without_metrics(tmp_path, small_co
             f.write("?\t" + line.split("\t", 1)[1])
     metrics = tmp_path / "m.json"
     run("srk", "classify", "-c", small_config, "--train", VERSES_TRAIN, "--test", test, "-o", tmp_path / "p.tsv",
-        "--metrics", metrics, "--c", "1", "-q")
+        "--metrics", metrics, "--svm-c", "1", "-q")
     result = json.loads(metrics.read_text())
     assert "accuracy" not in result and result["test_pairs"] == 80
     assert len((tmp_path / "p.tsv").read_text().splitlines()) == 80
@@ -114,7 +114,7 @@ def test_bad_training_input_fails_with_one_line_and_no_output(tmp_path, content,
     config = tmp_path / "c.yaml"
     config.write_text(SMALL + "input: {max_line_bytes: 100000}\n")
     out = tmp_path / "pred.tsv"
-    result = run("srk", "classify", "-c", config, "--train", train, "--test", VERSES_TEST, "-o", out, "--c", "1",
+    result = run("srk", "classify", "-c", config, "--train", train, "--test", VERSES_TEST, "-o", out, "--svm-c", "1",
                  "-q", check=False)
     assert result.returncode == 2, result.stderr
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
@@ -125,7 +125,7 @@ def test_truncated_gzip_and_config_mistakes_exit_2(tmp_path, small_config):
     data = gzip.compress(open(VERSES_TRAIN, "rb").read())
     broken = tmp_path / "train.tsv.gz"
     broken.write_bytes(data[: len(data) // 2])
-    result = run("srk", "classify", "-c", small_config, "--train", broken, "--test", VERSES_TEST, "--c", "1", "-q",
+    result = run("srk", "classify", "-c", small_config, "--train", broken, "--test", VERSES_TEST, "--svm-c", "1", "-q",
                  check=False)
     assert result.returncode == 2
     assert result.stderr.startswith("kcooc srk classify: error: ") and "train.tsv.gz:1: truncated" in result.stderr
@@ -144,6 +144,6 @@ def test_long_sentences_are_cut_and_counted(tmp_path, small_config):
     lines[0] = lines[0] + " and" * 200
     train.write_text("\n".join(lines) + "\n", encoding="utf-8")
     summary = tmp_path / "s.json"
-    run("srk", "classify", "-c", small_config, "--train", train, "--test", VERSES_TEST, "--c", "1", "-q",
+    run("srk", "classify", "-c", small_config, "--train", train, "--test", VERSES_TEST, "--svm-c", "1", "-q",
         "-o", tmp_path / "p.tsv", "--summary", summary)
     assert json.loads(summary.read_text())["truncated_sentences"] == 1

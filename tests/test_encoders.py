@@ -122,7 +122,7 @@ def test_wordllama_matches_the_library():
 
 
 def test_build_encoder_errors(tmp_path):
-    with pytest.raises(InputError, match="fastText model not found"):
+    with pytest.raises(InputError, match="fastText model not found.*`make data-parallel` .en-100/ja-100, filtering"):
         build_encoder({"name": "fasttext", "model": str(tmp_path / "missing.bin")})
     with pytest.raises(InputError, match="needs a model path"):
         build_encoder({"name": "fasttext"})
