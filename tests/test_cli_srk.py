@@ -61,8 +61,10 @@ def test_answer_selection_ranks_by_question(tmp_path):
     out, metrics = tmp_path / "pred.tsv", tmp_path / "metrics.json"
     config = tmp_path / "faq.yaml"
     config.write_text(SMALL + "input: {qid_col: 1, label_col: 2, src_col: 3, tgt_col: 4}\n")
-    run("srk", "classify", "-c", config, "--train", FAQ_TRAIN, "--test", FAQ_TEST, "-o", out, "--metrics", metrics, "-q")
+    printed = run("srk", "classify", "-c", config, "--train", FAQ_TRAIN, "--test", FAQ_TEST, "-o", out,
+                  "--metrics", metrics).stderr
     result = json.loads(metrics.read_text())
+    assert printed.startswith(f"test: map {result['map']:.3f}, mrr {result['mrr']:.3f} (C=")  # no f1 beside MAP/MRR
     from kcooc.metrics import grouped_ranking
 
     qids = [line.split("\t")[0] for line in open(FAQ_TEST, encoding="utf-8")]

@@ -243,12 +243,17 @@ def test_cli_train_and_classify_on_brown_paths(tmp_path):
     config = tmp_path / "c.yaml"
     config.write_text("learn: {beta: 10, alpha: 2, label_share: 0.2}\nk: 8\n")
     model, summary = tmp_path / "m.npz", tmp_path / "s.json"
-    run("nsk", "train", "-c", config, "-i", BROWN_TRAIN, "-o", model, "--summary", summary, "-q")
+    log = run("nsk", "train", "-c", config, "-i", BROWN_TRAIN, "-o", model, "--summary", summary).stderr.splitlines()
     trained = json.loads(summary.read_text())
     assert trained["structures"] == 700 and trained["learned_labels"] >= 10
+    # each learned label is logged by its tag name (the summary's order), then the zeroed ones
+    assert [line.split(": loss")[0] for line in log[:-1]] == [name for name, _, _ in trained["losses"]]
+    assert log[-1].startswith(f"{len(trained['zeroed_labels'])} of {trained['learned_labels']} learned labels skipped")
     metrics_npk, metrics_pk = tmp_path / "npk.json", tmp_path / "pk.json"
     run("nsk", "classify", "-m", model, "-i", BROWN_TEST, "-o", tmp_path / "p.tsv", "--metrics", metrics_npk)
-    run("nsk", "classify", "-m", model, "-i", BROWN_TEST, "-o", tmp_path / "p2.tsv", "--jobs", "1")
+    quiet = run("nsk", "classify", "-m", model, "-i", BROWN_TEST, "-o", tmp_path / "p2.tsv", "--jobs", "0",
+                "--neighbours", "8", "-q")
+    assert quiet.stderr == ""  # -q: no F1 line either
     run("nsk", "classify", "-m", model, "-i", BROWN_TEST, "-o", tmp_path / "pk.tsv", "--metrics", metrics_pk,
         "--stationary", "--hashing", "exact")
     assert (tmp_path / "p.tsv").read_bytes() == (tmp_path / "p2.tsv").read_bytes()
