@@ -136,7 +136,7 @@ def all_cores(ctx, param, value: int) -> int:
     return value or os.cpu_count() or 1
 
 
-JOBS_HELP = "CPU cores to use, 0 for all; the output is the same for every value [workers: docs/cli.md]."
+JOBS_HELP = "CPU cores to use (0: all); the output is the same for any value (processes or threads: docs/cli.md)."
 
 
 def jobs_option(workers: str) -> Callable:
@@ -285,7 +285,6 @@ def load_config(cls: type, path: str | None, overrides: dict[str, Any], print_co
         sys.exit(0)
     LOG.debug("config:\n%s", config_module.dump(cfg).rstrip())
     return cfg
-
 
 
 def open_pairs(path: str, input_cfg) -> TsvReader:
