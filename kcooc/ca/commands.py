@@ -6,6 +6,7 @@ import hashlib
 import math
 import os
 import tempfile
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -13,13 +14,13 @@ import numpy as np
 from .. import artifact
 from ..cliutils import PositiveFloat, Timer, check_outputs, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
-from ..encoders import read_word2vec_text
 from ..errors import InputError
 from ..io import atomic_output, display_name, rereadable_input, text_lines
 from .config import CaConfig
-from .counting import Vocabulary, contingency_table, offset_tables, token_chunks
-from .model import PPMISVD, CorrespondenceAnalysis, vectors_from_artifact, word_similarity
-from .sca import supervision_matrix
+
+# The maths (scipy) is imported where it is used, so that `--help` and option errors stay fast.
+if TYPE_CHECKING:
+    from .counting import Vocabulary
 
 KIND = "ca-vectors"
 BENCHMARKS = {"ws353-sim": "ws353_similarity.txt", "ws353-rel": "ws353_relatedness.txt", "ws353": "wordsim353.txt",
@@ -67,6 +68,9 @@ def embed_command(config_path, corpus, output, export_w2v, method, table, window
     Example:
       kcooc ca embed -c configs/text8.yaml --corpus data/text8 -o runs/ca-flat.npz --export-w2v runs/ca-flat.txt
     """
+    from .counting import Vocabulary, contingency_table, offset_tables, token_chunks
+    from .model import PPMISVD, CorrespondenceAnalysis
+
     cfg = load_config(CaConfig, config_path, {
         "method": method, "table": table, "window": window, "power": power, "vectors": vectors, "dims": dims,
         "weight": weight, "min_count": min_count, "lowercase": lowercase, "supervision": supervision,
@@ -146,6 +150,8 @@ def reading_bar(path: str, description: str, quiet: bool):
 
 def supervision_of(cfg: CaConfig, vocabulary: Vocabulary):
     """S for SCA from the supervision file's pairs whose words are both in the vocabulary."""
+    from .sca import supervision_matrix
+
     index = {w: i for i, w in enumerate(vocabulary.words)}
     pairs = [(index[a], index[b], score) for a, b, score in read_benchmark(cfg.supervision, ".")
              if a in index and b in index]
@@ -163,6 +169,9 @@ def write_word2vec(path: str, words: list[str], vectors: np.ndarray) -> None:
 
 
 def load_vectors(path: str) -> tuple[list[str], np.ndarray]:
+    from ..encoders import read_word2vec_text
+    from .model import vectors_from_artifact
+
     if path.endswith(".npz"):
         return artifact.load(path, KIND, vectors_from_artifact)[1]
     return read_word2vec_text(path)
@@ -203,6 +212,8 @@ def eval_command(vectors_path, benchmark, data_dir, summary_path):
     Example:
       kcooc ca eval -v runs/ca-flat.npz -b ws353-sim,men,simlex
     """
+    from .model import word_similarity
+
     check_outputs(summary_path, inputs=[vectors_path, *benchmark.split(",")])
     words, vectors = load_vectors(vectors_path)
     require(len(words) > 0, f"{vectors_path}: no vectors")
@@ -232,26 +243,30 @@ def read_table(path: str) -> tuple[list[str], list[str], np.ndarray]:
 
 @ca.command("plot")
 @click.option("--table", "table_path", default="fisher", show_default=True,
-              help="A TSV contingency table, or 'fisher' for Fisher's eye/hair colour data (paper Table 1).")
-@click.option("--output", "-o", required=True, help="PNG file.")
+              help="A contingency table, or 'fisher' for Fisher's eye/hair colour data (paper Table 1). TSV: a "
+                   "header line of column labels (its first cell is ignored), then one line per row: its label and "
+                   "one count (>= 0) per column; at least two rows and two columns.")
+@click.option("--output", "-o", required=True, help="Image file; its extension picks the format: .png, .pdf or .svg.")
 @click.option("--title", default=None, help="Plot title.")
 @guarded
 def plot_command(table_path, output, title):
-    """The CA biplot: rows and columns in the first two principal dimensions.
+    """The CA biplot: rows and columns in the first two principal dimensions, on axes of equal
+    scale, labels moved apart so that none overlaps. Needs matplotlib: pip install 'kcooc[plot]'.
 
     \b
     Example:
       kcooc ca plot -o fisher.png
-      kcooc ca plot --table contingency.tsv -o map.png
+      kcooc ca plot --table contingency.tsv -o map.pdf
     """
-    from .plot import FISHER, biplot
+    from .plot import FISHER, biplot, plot_format
 
     check_outputs(output, inputs=[table_path])
+    plot_format(output)
     if table_path == "fisher":
         rows, columns, counts = FISHER["rows"], FISHER["columns"], np.array(FISHER["counts"], dtype=float)
         title = title or "Fisher's data: eye (rows) and hair (columns) colour"
     else:
         rows, columns, counts = read_table(table_path)
     with atomic_output(output, binary=True) as out:
-        inertia = biplot(rows, columns, counts, out, title or os.path.basename(table_path))
+        inertia = biplot(rows, columns, counts, output, out, title or os.path.basename(table_path))
     click.echo("principal inertias: " + ", ".join(f"{v:.4f}" for v in inertia))

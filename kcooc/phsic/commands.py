@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -11,13 +12,13 @@ from .. import artifact
 from ..cliutils import (Timer, check_outputs, guarded, input_options, input_overrides, load_config, locked_outputs,
                         open_pairs, progress, require, run_options, write_summary)
 from ..config import to_dict
-from ..encoders import build_pair_encoders
 from ..errors import InputError
 from ..io import atomic_output, beside, check_directory, display_name, run_directory
-from ..pairs import encoded_pairs, vector_pairs
 from .config import PhsicConfig
-from .model import PHSIC, CrossMoments
-from .stream import format_scores, rank_candidates, score_blocks, train, write_scored
+
+# The maths (scipy, numba) is imported where it is used, so that `--help` and option errors stay fast.
+if TYPE_CHECKING:
+    from .model import PHSIC
 
 KIND = "phsic"
 
@@ -88,6 +89,11 @@ def train_command(config_path, input_path, output, x_vectors, y_vectors, spool_d
 
 
 def train_model(cfg: PhsicConfig, input_path, output, x_vectors, y_vectors, spool_dir, quiet, summary_path) -> None:
+    from ..encoders import build_pair_encoders
+    from ..pairs import encoded_pairs, vector_pairs
+    from .model import PHSIC
+    from .stream import train
+
     timer = Timer()
     kernel = {k: v for k, v in to_dict(cfg.kernel).items() if k not in ("name", "sample")}
     model = PHSIC(cfg.kernel.name, seed=cfg.seed, **kernel)
@@ -132,6 +138,8 @@ def load_model(path: str) -> tuple[dict, PHSIC]:
 
 
 def read_phsic(header: dict, arrays: dict) -> PHSIC:
+    from .model import PHSIC
+
     if not isinstance(header.get("encoders"), (list, dict)):
         raise InputError("header lacks the encoders' specs")
     return PHSIC.from_artifact(header, arrays)
@@ -169,6 +177,10 @@ def score_command(model_path, input_path, output, score_only, candidates, encode
 
 def score_pairs(header, model, cfg, input_path, output, score_only, candidates, encoder_model, x_vectors, y_vectors,
                 quiet, summary_path, model_path) -> None:
+    from ..encoders import build_pair_encoders
+    from ..pairs import encoded_pairs, vector_pairs
+    from .stream import format_scores, rank_candidates, score_blocks, write_scored
+
     timer = Timer()
     reader = None
     if x_vectors:
@@ -222,6 +234,8 @@ def merge_command(models, output):
     Example:
       kcooc phsic merge shard-*.npz -o model.npz
     """
+    from .model import PHSIC, CrossMoments
+
     check_outputs(output, inputs=models)
     first_header, first = load_model(models[0])
     first_arrays = first.state()[1]
