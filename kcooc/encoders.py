@@ -128,7 +128,7 @@ class FastTextEncoder(PooledWordVectors):
     def __init__(self, model: str, **kwargs):
         if not os.path.isfile(model):
             raise InputError(f"{model}: fastText model not found (build it with `make data` or pass your own .bin)")
-        fasttext = import_optional("fasttext", "the fasttext encoder")
+        fasttext = import_optional("fasttext", "by the fasttext encoder")
         fasttext.FastText.eprint = lambda *args, **kw: None  # silence its load-time warning
         try:
             self._model = fasttext.load_model(model)
@@ -197,7 +197,7 @@ class WordLlamaEncoder(Encoder):
     def __init__(self, dim: int = 256):
         import pathlib
 
-        wordllama = import_optional("wordllama", "the wordllama encoder")
+        wordllama = import_optional("wordllama", "by the wordllama encoder")
         self.dim = dim
         self._model = wordllama.WordLlama.load(
             cache_dir=pathlib.Path(wordllama.__file__).parent, disable_download=True, dim=dim

@@ -21,13 +21,14 @@ class MissingExtra(InputError):
 
 
 def import_optional(module: str, purpose: str) -> ModuleType:
-    """``importlib.import_module(module)``, or :class:`MissingExtra` saying that ``purpose`` needs the
-    extra that installs it. Only a missing package is translated: a broken install still raises."""
+    """``importlib.import_module(module)``, or :class:`MissingExtra` naming the extra that installs it;
+    ``purpose`` completes "needed ..." (e.g. "by kcooc ca plot"). Only a missing package is translated:
+    a broken install still raises its own error."""
     package = module.partition(".")[0]
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as exc:
         if exc.name != package:
             raise
-        raise MissingExtra(f"{purpose} needs {package}, which is not installed: pip install 'kcooc[{EXTRA_OF[package]}]'"
+        raise MissingExtra(f"{package}, needed {purpose}, is not installed: pip install 'kcooc[{EXTRA_OF[package]}]'"
                            ) from None

@@ -2,7 +2,8 @@
 principal dimensions, in principal coordinates F = D(r/n)^-1/2 U S and G = D(c/n)^-1/2 V S.
 
 Both axes have the same scale (distances on the map are distances between profiles), and labels are
-moved apart until none overlaps another (``separate``), with a thin leader to any label that moved."""
+moved apart until none overlaps another label or a marker (``separate``), with a thin leader to any
+label that moved away from its point."""
 
 from __future__ import annotations
 
@@ -41,43 +42,48 @@ def plot_format(path: str) -> tuple[str, dict]:
     return FORMATS[extension]
 
 
-def separate(boxes: np.ndarray, fixed: np.ndarray | None = None, iterations: int = 500) -> np.ndarray:
+def separate(boxes: np.ndarray, fixed: np.ndarray | None = None) -> np.ndarray:
     """Shifts (n x 2) that leave no two boxes overlapping; ``boxes`` rows are (x0, y0, x1, y1) and
     ``fixed`` marks boxes that must not move (markers on their data points).
 
-    Each pass finds every overlapping pair and pushes the two boxes apart along the axis where they
-    overlap least: half the overlap (plus a small gap) each, or all of it for the one that can move
-    when the other is fixed; a box moves as much as its worst overlap asks. Deterministic.
+    Greedy and deterministic: the fixed boxes are placed first, then each other box in order takes
+    the nearest free position on square rings of growing radius around its own (steps of half the
+    median box height), so a box moves only as far as the boxes placed before it force it to.
     """
     boxes = np.asarray(boxes, dtype=np.float64)
     fixed = np.zeros(len(boxes), dtype=bool) if fixed is None else np.asarray(fixed, dtype=bool)
+    step = max(float(np.median(boxes[:, 3] - boxes[:, 1])) / 2, 1e-9)
     shift = np.zeros((len(boxes), 2))
-    gap = 1e-3 * max(np.ptp(boxes[:, [0, 2]]), np.ptp(boxes[:, [1, 3]]), 1.0)
-    for _ in range(iterations):
-        lo, hi = boxes[:, :2] + shift, boxes[:, 2:] + shift
-        overlap = np.minimum(hi[:, None], hi[None]) - np.maximum(lo[:, None], lo[None])  # n x n x 2
-        i, j = np.nonzero(np.triu((overlap > 0).all(axis=2), k=1) & ~(fixed[:, None] & fixed[None]))
-        if len(i) == 0:
-            break
-        axis = np.argmin(overlap[i, j], axis=1)
-        centre = (lo + hi) / 2
-        direction = np.sign(centre[j, axis] - centre[i, axis])
-        direction[direction == 0] = 1.0  # same centre: the later box moves up/right
-        amount = overlap[i, j, axis] + gap
-        share_i = np.where(fixed[i], 0.0, np.where(fixed[j], 1.0, 0.5))
-        up, down = np.zeros_like(shift), np.zeros_like(shift)  # the largest move each way, per box and axis
-        for box, moves in ((i, -direction * amount * share_i), (j, direction * amount * (1 - share_i))):
-            np.maximum.at(up, (box, axis), moves)
-            np.minimum.at(down, (box, axis), moves)
-        shift += up + down
+    placed = boxes[fixed]
+    for k in np.flatnonzero(~fixed):
+        radius = 0
+        while True:
+            offsets = ring(radius) * step
+            candidates = boxes[k] + np.tile(offsets, 2)
+            free = ~((candidates[:, None, 0] < placed[None, :, 2]) & (placed[None, :, 0] < candidates[:, None, 2])
+                     & (candidates[:, None, 1] < placed[None, :, 3]) & (placed[None, :, 1] < candidates[:, None, 3])
+                     ).any(axis=1)
+            if free.any():
+                shift[k] = offsets[np.argmax(free)]
+                break
+            radius += 1
+        placed = np.vstack([placed, boxes[k] + np.tile(shift[k], 2)])
     return shift
+
+
+def ring(radius: int) -> np.ndarray:
+    """Integer points at Chebyshev distance ``radius`` from the origin, nearest (Euclidean) first."""
+    steps = np.arange(-radius, radius + 1)
+    x, y = (grid.ravel() for grid in np.meshgrid(steps, steps))
+    points = np.column_stack([x, y])[np.maximum(np.abs(x), np.abs(y)) == radius]
+    return points[np.lexsort((points[:, 0], points[:, 1], np.hypot(points[:, 0], points[:, 1])))].astype(np.float64)
 
 
 def biplot(rows: list[str], columns: list[str], N: np.ndarray, path: str, out, title: str = "") -> np.ndarray:
     """Draw the symmetric CA map to the binary file ``out`` in the format of ``path``'s extension;
     returns the principal inertias shown."""
     file_format, metadata = plot_format(path)
-    matplotlib = import_optional("matplotlib", "kcooc ca plot")
+    matplotlib = import_optional("matplotlib", "by kcooc ca plot")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -106,12 +112,12 @@ def biplot(rows: list[str], columns: list[str], N: np.ndarray, path: str, out, t
 def place_labels(figure, axes, points: np.ndarray, labels: list[str], colours: list[str]) -> None:
     """Write each label just above-right of its point, moved (in screen units) until it overlaps
     no other label and no marker; a label that moved away gets a thin leader line to its point."""
-    offset, marker = 4.0, 5.0 * figure.dpi / 72  # points; half a marker in pixels
+    offset, marker = 4.0, 3.5 * figure.dpi / 72  # points; half a marker (scatter default: 6 points) in pixels
     figure.canvas.draw()  # fixes the limits that the equal aspect sets, and so the data -> screen transform
     renderer = figure.canvas.get_renderer()
     drafts = [axes.annotate(label, (x, y), xytext=(offset, offset), textcoords="offset points", fontsize=9)
               for (x, y), label in zip(points, labels)]
-    label_boxes = np.array([text.get_window_extent(renderer).extents for text in drafts])
+    label_boxes = np.array([text.get_window_extent(renderer).extents for text in drafts]) + [-1, -1, 1, 1]
     for text in drafts:
         text.remove()
     centres = axes.transData.transform(points)

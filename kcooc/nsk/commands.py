@@ -29,7 +29,7 @@ KIND = "nsk"
 def node_vectors(names: list[str], path: str) -> np.ndarray:
     """Unit vectors of node labels from a word2vec .vec or fastText .bin file; zeros where there is none."""
     if path.endswith(".bin"):
-        fasttext = import_optional("fasttext", "node vectors from a fastText .bin")
+        fasttext = import_optional("fasttext", "for node vectors from a fastText .bin")
         try:
             model = fasttext.load_model(path)
         except ValueError as exc:

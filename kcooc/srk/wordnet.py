@@ -56,7 +56,7 @@ def _prepare(dict_dir: str, root: str) -> str:
 def load(dict_dir: str | None = None):
     """An NLTK ``WordNetCorpusReader`` on ``dict_dir`` (default: $KCOOC_WORDNET or Debian's folder)."""
     dict_dir = dict_dir or os.environ.get("KCOOC_WORDNET") or DEFAULT_DICT
-    nltk = import_optional("nltk", "WordNet word types")
+    nltk = import_optional("nltk", "by the WordNet word types")
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     class Reader(WordNetCorpusReader):
