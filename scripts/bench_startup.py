@@ -7,6 +7,9 @@ table shows the median wall time and the peak resident memory (the child's own, 
 their ratios to the numpy baseline. The small job scores 100 dialogue pairs with a PHSIC model
 (hashed words, linear kernel) trained on the test excerpt before timing starts.
 
+Install weight: the distributions that ``pip install kcooc`` (the core) and ``kcooc[all]`` pull in,
+by the tree's pyproject.toml, and their installed size in this environment (same versions for both).
+
     python scripts/bench_startup.py                      # this tree
     python scripts/bench_startup.py --tree /tmp/before   # another checkout, e.g. the previous commit
 """
@@ -14,12 +17,16 @@ their ratios to the numpy baseline. The small job scores 100 dialogue pairs with
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRAIN = os.path.join(HERE, "tests", "data", "chitchat-train.tsv")
@@ -34,6 +41,35 @@ def measure(argv: list[str], cwd: str) -> tuple[float, float]:
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"{' '.join(argv)} failed: {child.stderr.read().decode()[-500:]}")
     return wall, usage.ru_maxrss / 1024  # Linux reports kilobytes
+
+
+def closure(requirements: list[str], seen: set[str] | None = None) -> set[str]:
+    """The installed distributions ``requirements`` pull in, recursively (extras' own deps excluded)."""
+    seen = set() if seen is None else seen
+    for text in requirements:
+        requirement = Requirement(text)
+        name = canonicalize_name(requirement.name)
+        if name in seen or name == "kcooc" or (requirement.marker and not requirement.marker.evaluate({"extra": ""})):
+            continue
+        seen.add(name)
+        closure(importlib.metadata.distribution(name).requires or [], seen)
+    return seen
+
+
+def install_weight(pyproject: str) -> list[tuple[str, int, float]]:
+    """(what, distributions, installed MB) of the core and of every runtime extra together."""
+    import tomllib  # Python >= 3.11; main() skips the table on 3.10
+
+    project = tomllib.load(open(pyproject, "rb"))["project"]
+    extras = project.get("optional-dependencies", {})
+    runtime = [r for name in ("fasttext", "wordllama", "wordnet", "plot", "dask") for r in extras.get(name, [])]
+    rows = []
+    for what, requirements in (("pip install kcooc (core)", project["dependencies"]),
+                               ("core + fasttext, wordllama, wordnet, plot, dask", project["dependencies"] + runtime)):
+        names = closure(requirements)
+        size = sum(f.size or 0 for n in names for f in importlib.metadata.distribution(n).files or [])
+        rows.append((what, len(names), size / 1e6))
+    return rows
 
 
 def main() -> None:
@@ -70,6 +106,11 @@ def main() -> None:
         rss = max(r for _, r in samples)
         baseline = baseline or (wall, rss)
         print(f"| `{name}` | {wall:.2f} | {wall / baseline[0]:.1f} | {rss:.0f} | {rss / baseline[1]:.1f} |")
+    pyproject = os.path.join(tree, "pyproject.toml")
+    if os.path.exists(pyproject) and sys.version_info >= (3, 11):
+        print("\n| install | distributions | installed size (MB) |\n|---|---:|---:|")
+        for what, count, size in install_weight(pyproject):
+            print(f"| {what} | {count} | {size:.0f} |")
 
 
 if __name__ == "__main__":
