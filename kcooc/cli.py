@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
 from . import __version__
-from .ca.commands import ca
 from .cliutils import fail
-from .filtering.commands import filter_parallel
-from .ks.commands import ks
-from .nsk.commands import nsk
-from .phsic.commands import phsic
-from .srk.commands import srk
+
+# name -> (module, attribute, the one-line help `kcooc --help` lists). A command's module (and the
+# numerical stack behind it) is imported only when that command runs or shows its help, so
+# `kcooc CMD --help` costs one method's imports, not all six; tests/test_install.py checks that
+# each line here is the command's own short help.
+COMMANDS = {
+    "ca": ("kcooc.ca.commands", "ca", "Correspondence-analysis word vectors (Niitsuma), by a delayed sparse randomized SVD."),
+    "filter-parallel": ("kcooc.filtering.commands", "filter_parallel",
+                        "Rank a parallel corpus by a pair-quality score learned on itself and keep the best pairs, "
+                        "after hard rules and deduplication."),
+    "ks": ("kcooc.ks.commands", "ks", "Kernelized sorting: match objects across two domains with no cross-domain "
+           "similarity (Jagarlamudi et al., 2010)."),
+    "nsk": ("kcooc.nsk.commands", "nsk", "Nonstationary convolution kernels with k-NN on paths and trees (Garg et al., 2018)."),
+    "phsic": ("kcooc.phsic.commands", "phsic", "Pointwise HSIC co-occurrence scores of sentence pairs (Yokoi et al., 2018)."),
+    "srk": ("kcooc.srk.commands", "srk", "Type-enriched string rewriting kernels for sentence pairs (Gleize & Grau, 2015)."),
+}
 
 EPILOG = """\b
 Examples:
@@ -33,7 +44,24 @@ Exit codes: 0 success, 1 runtime failure, 2 bad usage or input, 75 output locked
 
 class KcoocGroup(click.Group):
     """The top-level group: usage errors are one line ``kcooc CMD: error: ...`` with exit code 2,
-    like every other error, instead of click's three-line usage block."""
+    like every other error, instead of click's three-line usage block. Commands load lazily from
+    ``COMMANDS``."""
+
+    def list_commands(self, ctx):
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx, name):
+        if name not in COMMANDS:
+            return None
+        module, attribute, _ = COMMANDS[name]
+        return getattr(importlib.import_module(module), attribute)
+
+    def format_commands(self, ctx, formatter):
+        """The command list from ``COMMANDS``, without importing any command."""
+        limit = formatter.width - 6 - max(map(len, COMMANDS))
+        rows = [(name, click.utils.make_default_short_help(help, limit)) for name, (_, _, help) in sorted(COMMANDS.items())]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def main(self, args=None, prog_name=None, standalone_mode=True, **extra):
         try:
@@ -57,14 +85,6 @@ class KcoocGroup(click.Group):
 @click.version_option(__version__, prog_name="kcooc")
 def cli():
     """Corpus-scale NLP batch jobs built on kernel methods."""
-
-
-cli.add_command(phsic)
-cli.add_command(filter_parallel)
-cli.add_command(ks)
-cli.add_command(ca)
-cli.add_command(srk)
-cli.add_command(nsk)
 
 
 def main() -> None:

@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .errors import InputError
+from .extras import import_optional
 from .io import text_lines
 from .text import code_points
 
@@ -128,8 +129,7 @@ class FastTextEncoder(PooledWordVectors):
         if not os.path.isfile(model):
             raise InputError(f"{model}: fastText model not found (the shipped configs' models are built by `make data` "
                              "(en-300, dialogue) and `make data-parallel` (en-100/ja-100, filtering); or pass your own .bin)")
-        import fasttext
-
+        fasttext = import_optional("fasttext", "by the fasttext encoder")
         fasttext.FastText.eprint = lambda *args, **kw: None  # silence its load-time warning
         try:
             self._model = fasttext.load_model(model)
@@ -198,8 +198,7 @@ class WordLlamaEncoder(Encoder):
     def __init__(self, dim: int = 256):
         import pathlib
 
-        import wordllama
-
+        wordllama = import_optional("wordllama", "by the wordllama encoder")
         self.dim = dim
         self._model = wordllama.WordLlama.load(
             cache_dir=pathlib.Path(wordllama.__file__).parent, disable_download=True, dim=dim

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bz2
 import contextlib
-import fcntl
 import glob
 import gzip
 import hashlib
@@ -31,7 +30,7 @@ from typing import BinaryIO, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
-from .errors import InputError, LockedError
+from .errors import InputError, KcoocError, LockedError
 
 _DECOMPRESSION_ERRORS = (EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile, OSError)
 _COMPRESSORS = {".gz": gzip, ".bz2": bz2, ".xz": lzma}
@@ -356,6 +355,10 @@ def exclusive_lock(path: str) -> Iterator[str]:
     (a killed run's file is reused by the next run). A lock taken on a file that another run has
     just removed is retaken on the new file, so two runs never both hold "the" lock.
     """
+    try:
+        import fcntl  # POSIX only: everything else in kcooc runs where there is none
+    except ImportError:
+        raise KcoocError(f"{path}: locking the output needs fcntl, which this platform lacks (POSIX only)") from None
     lock_path = os.path.realpath(path) + ".lock"
     check_output_directory(lock_path)
     while True:

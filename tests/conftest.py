@@ -56,3 +56,21 @@ def verse_pairs():
     with open(os.path.join(DATA, "srk-verses-train.tsv"), encoding="utf-8") as f:
         rows = [line.rstrip("\n").split("\t") for line in f][:30]
     return [(tokenize(s, True, True), tokenize(t, True, True)) for _, s, t in rows]
+
+
+def wordnet_missing() -> str | None:
+    """Why the WordNet word-type tests cannot run here, or None: they need nltk and WordNet 3.0's
+    dictionary files, which `make test` installs from Debian's wordnet-base."""
+    import importlib.util
+
+    from kcooc.srk.wordnet import DEFAULT_DICT
+
+    if importlib.util.find_spec("nltk") is None:
+        return "nltk is not installed (pip install 'kcooc[wordnet]')"
+    folder = os.environ.get("KCOOC_WORDNET") or DEFAULT_DICT
+    if not os.path.isfile(os.path.join(folder, "data.noun")):
+        return f"no WordNet 3.0 in {folder} (`make wordnet` installs Debian's wordnet-base; or set KCOOC_WORDNET)"
+    return None
+
+
+needs_wordnet = pytest.mark.skipif(wordnet_missing() is not None, reason=str(wordnet_missing()))

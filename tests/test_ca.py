@@ -289,6 +289,39 @@ def test_biplot_coordinates_are_the_dense_principal_coordinates(tmp_path):
     assert bad.returncode == 2 and "counts must be numbers" in bad.stderr and not (tmp_path / "t.png").exists()
 
 
+def test_plot_format_follows_the_extension_and_runs_repeat_byte_for_byte(tmp_path):
+    for name, magic in (("map.pdf", b"%PDF"), ("map.svg", b"<?xml"), ("map.png", b"\x89PNG")):
+        run("ca", "plot", "-o", tmp_path / name)
+        first = (tmp_path / name).read_bytes()
+        run("ca", "plot", "-o", tmp_path / name)
+        assert first.startswith(magic) and (tmp_path / name).read_bytes() == first
+    bad = run("ca", "plot", "-o", tmp_path / "map.jpg", check=False)
+    assert bad.returncode == 2 and ".png, .pdf or .svg" in bad.stderr and not (tmp_path / "map.jpg").exists()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40), st.integers(1, 30), st.integers(1, 12)),
+                min_size=2, max_size=12), st.data())
+def test_separated_labels_overlap_nothing_and_fixed_boxes_stay(boxes, data):
+    from kcooc.ca.plot import separate
+
+    boxes = np.array([(x, y, x + w, y + h) for x, y, w, h in boxes], dtype=float)
+    fixed = np.array(data.draw(st.lists(st.booleans(), min_size=len(boxes), max_size=len(boxes))))
+    # fixed boxes that overlap each other cannot be helped; keep one of each such group
+    for i in range(len(boxes)):
+        for j in range(i):
+            if fixed[i] and fixed[j] and overlaps(boxes[i], boxes[j]):
+                fixed[i] = False
+    moved = boxes + np.tile(separate(boxes, fixed), 2)
+    assert np.array_equal(moved[fixed], boxes[fixed])
+    assert not any(overlaps(moved[i], moved[j]) for i in range(len(boxes)) for j in range(i))
+
+
+def overlaps(a, b) -> bool:
+    """Two (x0, y0, x1, y1) boxes share an area (touching edges do not count)."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
 def test_cli_sca_uses_the_supervised_pairs(tmp_path):
     text = open(TRAIN, encoding="utf-8").read().lower().replace("\t", " ")
     (tmp_path / "corpus.txt").write_text(text, encoding="utf-8")

@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from conftest import DATA, run
+from conftest import DATA, needs_wordnet, run
 
 VERSES_TRAIN = os.path.join(DATA, "srk-verses-train.tsv")
 VERSES_TEST = os.path.join(DATA, "srk-verses-test.tsv")
@@ -41,6 +41,7 @@ def read_predictions(path):
     return np.array([int(r[0]) for r in rows]), np.array([float(r[1]) for r in rows])
 
 
+@needs_wordnet
 def test_paraphrase_classification_with_the_papers_system(tmp_path):
     out, metrics = tmp_path / "pred.tsv", tmp_path / "metrics.json"
     run("srk", "classify", "-c", "configs/srk-paraphrase.yaml", "--train", VERSES_TRAIN, "--test", VERSES_TEST,

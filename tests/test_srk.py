@@ -10,6 +10,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import needs_wordnet
+
 from kcooc.srk.gram import PrTerm, SrkTerm, TileCache, Vocabulary, combine, raw_block, term_key
 from kcooc.srk.kernel import EncodedPairs
 from kcooc.srk.types import TypingScheme, edit_distance_one
@@ -173,7 +175,7 @@ def typed_rule_matches(rule, source, target, scheme):
                         lambda a, b: bool(variable[index[a], index[b]]))
 
 
-@pytest.mark.parametrize("types, matches_c", [(PAPER_TYPES, True), ((["id"], ["id"]), False)])
+@pytest.mark.parametrize("types, matches_c", [pytest.param(PAPER_TYPES, True, marks=needs_wordnet), ((["id"], ["id"]), False)])
 def test_figure1_rule_a_matches_b_and_c_only_with_the_papers_types(types, matches_c):
     scheme = TypingScheme(*types)
     rule_b = ((("heard", "heard"), WILDCARD, WILDCARD), (WILDCARD, ("was", "was"), WILDCARD), ((1, 0), (2, 2)))
@@ -193,6 +195,7 @@ def test_figure1_rule_a_matches_b_and_c_only_with_the_papers_types(types, matche
     assert encoded.counts(np.array([0]), np.array([1]))[0, 0, 2] == expected == (2 if matches_c else 0)
 
 
+@needs_wordnet
 def test_wordnet_types_relate_the_expected_words():
     words = ["dog", "canine", "car", "automobile", "heard", "hear", "good", "bad", "snore", "sleep", "finger", "hand",
              "cat", "cats", "cut", "him", "he", "running", "run"]

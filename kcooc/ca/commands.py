@@ -6,6 +6,7 @@ import hashlib
 import math
 import os
 import tempfile
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -15,13 +16,13 @@ from ..cliutils import (LOG, KcoocGroupOfCommands, PositiveFloat, Timer, check_o
                         input_option, load_config, output_option, progress, require, run_options, seed_option,
                         write_summary)
 from ..config import to_dict
-from ..encoders import read_word2vec_text
 from ..errors import InputError
 from ..io import atomic_output, display_name, rereadable_input, text_lines
 from .config import CaConfig
-from .counting import Vocabulary, contingency_table, offset_tables, token_chunks
-from .model import PPMISVD, CorrespondenceAnalysis, vectors_from_artifact, word_similarity
-from .sca import supervision_matrix
+
+# The maths (scipy) is imported where it is used, so that `--help` and option errors stay fast.
+if TYPE_CHECKING:
+    from .counting import Vocabulary
 
 KIND = "ca-vectors"
 BENCHMARKS = {"ws353-sim": "ws353_similarity.txt", "ws353-rel": "ws353_relatedness.txt", "ws353": "wordsim353.txt",
@@ -73,6 +74,9 @@ def embed_command(config_path, print_config, input_path, output, export_w2v, met
     Example:
       kcooc ca embed -c configs/text8.yaml -i data/text8 -o runs/ca-flat.npz --export-w2v runs/ca-flat.txt
     """
+    from .counting import Vocabulary, contingency_table, offset_tables, token_chunks
+    from .model import PPMISVD, CorrespondenceAnalysis
+
     cfg = load_config(CaConfig, config_path, {
         "method": method, "table": table, "window": window, "power": power, "vectors": vectors, "dims": dims,
         "weight": weight, "min_count": min_count, "lowercase": lowercase, "supervision": supervision,
@@ -150,6 +154,8 @@ def reading_bar(path: str, description: str, quiet: bool):
 
 def supervision_of(cfg: CaConfig, vocabulary: Vocabulary):
     """S for SCA from the supervision file's pairs whose words are both in the vocabulary."""
+    from .sca import supervision_matrix
+
     index = {w: i for i, w in enumerate(vocabulary.words)}
     pairs = [(index[a], index[b], score) for a, b, score in read_benchmark(cfg.supervision, ".")
              if a in index and b in index]
@@ -167,6 +173,9 @@ def write_word2vec(path: str, words: list[str], vectors: np.ndarray) -> None:
 
 
 def load_vectors(path: str) -> tuple[list[str], np.ndarray]:
+    from ..encoders import read_word2vec_text
+    from .model import vectors_from_artifact
+
     if path.endswith(".npz"):
         return artifact.load(path, KIND, vectors_from_artifact)[1]
     return read_word2vec_text(path)
@@ -208,6 +217,8 @@ def eval_command(input_path, output, benchmark, data_dir, quiet, summary_path):
     Example:
       kcooc ca eval -i runs/ca-flat.npz -b ws353-sim,men,simlex
     """
+    from .model import word_similarity
+
     check_outputs(output, summary_path, inputs=[input_path, *benchmark.split(",")])
     words, vectors = load_vectors(input_path)
     require(len(words) > 0, f"{input_path}: no vectors")
@@ -238,30 +249,34 @@ def read_table(path: str) -> tuple[list[str], list[str], np.ndarray]:
 
 
 @ca.command("plot")
-@input_option("A TSV contingency table, or 'fisher' for Fisher's eye/hair colour data (paper Table 1).",
+@input_option("A TSV contingency table, or 'fisher' for Fisher's eye/hair colour data (paper Table 1). TSV: a "
+              "header line of column labels (its first cell is ignored), then one line per row: its label and "
+              "one count (>= 0) per column; at least two rows and two columns.",
               default="fisher", show_default=True)
-@output_option("PNG file.", required=True)
+@output_option("Image file; its extension picks the format: .png, .pdf or .svg.", required=True)
 @click.option("--title", default=None, help="Plot title.")
 @run_options
 @guarded
 def plot_command(input_path, output, title, quiet, summary_path):
-    """The CA biplot: rows and columns in the first two principal dimensions.
+    """The CA biplot: rows and columns in the first two principal dimensions, on axes of equal
+    scale, labels moved apart so that none overlaps. Needs matplotlib: pip install 'kcooc[plot]'.
 
     \b
     Example:
       kcooc ca plot -o fisher.png
-      kcooc ca plot -i contingency.tsv -o map.png
+      kcooc ca plot -i contingency.tsv -o map.pdf
     """
-    from .plot import FISHER, biplot
+    from .plot import FISHER, biplot, plot_format
 
     check_outputs(output, summary_path, inputs=[input_path])
+    plot_format(output)
     if input_path == "fisher":
         rows, columns, counts = FISHER["rows"], FISHER["columns"], np.array(FISHER["counts"], dtype=float)
         title = title or "Fisher's data: eye (rows) and hair (columns) colour"
     else:
         rows, columns, counts = read_table(input_path)
     with atomic_output(output, binary=True) as out:
-        inertia = biplot(rows, columns, counts, out, title or os.path.basename(input_path))
+        inertia = biplot(rows, columns, counts, output, out, title or os.path.basename(input_path))
     click.echo("principal inertias: " + ", ".join(f"{v:.4f}" for v in inertia))
     write_summary(summary_path, {"command": "ca plot", "input": input_path, "output": output,
                                  "principal_inertias": [float(v) for v in inertia]})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -14,19 +15,19 @@ from ..cliutils import (KcoocCommand, Timer, check_outputs, config_options, guar
                         seed_option, work_dir_option, write_summary)
 from ..config import NULL, to_dict
 from ..errors import InputError
-from ..encoders import build_pair_encoders
 from ..engine import make_engine
 from ..io import atomic_output, beside, check_directory, display_name, rereadable_input, run_directory
 from ..phsic.commands import load_model, parse_sigma, save_model
 from ..phsic.config import PhsicConfig
-from ..phsic.model import PHSIC
-from ..phsic.stream import format_scores, write_scored
 from .config import SCRIPT_LANGUAGE, FilterConfig
-from .features import CorpusCounts
-from .job import FilterContext, FilterJob, LearnedScorer, Workspace, is_feature_space, mark_duplicates, reason_counts
 from .rules import PASS, REASONS
-from .scorer import PairClassifier, feature_names, train
 from .select import select
+
+# The maths (numba, scipy, scikit-learn) is imported where it is used, so that `--help` and option
+# errors stay fast.
+if TYPE_CHECKING:
+    from ..phsic.model import PHSIC
+    from .job import FilterJob, LearnedScorer
 
 PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
 KIND = "filter"
@@ -89,6 +90,9 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
       kcooc filter-parallel -c configs/filter-hashing.yaml -i corpus.tsv -o kept.tsv --engine dask \\
           --scheduler tcp://scheduler:8786
     """
+    from .job import FilterJob, LearnedScorer, Workspace, mark_duplicates, reason_counts
+    from .scorer import feature_names
+
     modes = {k: options[k] for k in ("top_k", "top_ratio", "word_budget") if options.get(k) is not None}
     require(len(modes) <= 1, f"choose one of --top-k, --top-ratio, --word-budget (got {len(modes)})")
     cfg = load_config(FilterConfig, config_path, {
@@ -157,6 +161,10 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
                   learned: LearnedScorer | None = None) -> tuple[PHSIC, list | None]:
     """Screen the corpus and learn PHSIC on the pairs that pass the rules (or load a given model);
     with ``learned``, also the corpus counts and the classifier (stored in ``learned``)."""
+    from ..phsic.model import PHSIC
+    from .job import FilterContext, is_feature_space
+    from .scorer import train
+
     lap = Timer()
     if model_path and learned is not None:
         header, model = load_learned(model_path, cfg, learned)
@@ -212,6 +220,10 @@ def save_learned(path: str, cfg: FilterConfig, model: PHSIC, encoders: list[dict
 
 def load_learned(path: str, cfg: FilterConfig, learned: LearnedScorer) -> tuple[dict, PHSIC]:
     """Read a ``filter`` artifact into ``learned``; its languages must be the run's."""
+    from ..phsic.model import PHSIC
+    from .features import CorpusCounts
+    from .scorer import PairClassifier
+
     header, arrays = artifact.load(path, KIND)
     for key in ("src_lang", "tgt_lang"):
         require(header.get(key) == getattr(cfg, key), f"{path} was trained with --{key.replace('_', '-')} "
@@ -236,17 +248,23 @@ def load_learned(path: str, cfg: FilterConfig, learned: LearnedScorer) -> tuple[
 
 
 def nothing_passed(job: FilterJob) -> str:
+    from .job import reason_counts
+
     counts = ", ".join(f"{reason} ({count:,})" for reason, count in reason_counts(job.work.array("reasons", np.uint8)).items())
     return f"{job.input_path}: none of the {job.n:,} pairs passed the rules ({counts}): nothing to learn PHSIC from"
 
 
 def job_encoder_specs(cfg: FilterConfig) -> list[dict]:
+    from ..encoders import build_pair_encoders
+
     return [encoder.spec() for encoder in build_pair_encoders(to_dict(cfg.encoder), cfg.y_encoder and to_dict(cfg.y_encoder))]
 
 
 def write_outputs(job: FilterJob, reasons: np.ndarray, scores: np.ndarray, output: str, scores_path: str | None,
                   annotated_path: str | None, learned: LearnedScorer | None = None) -> None:
     """Stream the input once more; every output appears only when all of them are complete."""
+    from ..phsic.stream import format_scores, write_scored
+
     names = np.array(["-"] + REASONS[1:], dtype=object)
     explain = annotated_path and learned is not None
     if explain:

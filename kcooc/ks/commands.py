@@ -12,12 +12,9 @@ from ..cliutils import (LOG, KcoocGroupOfCommands, Timer, check_outputs, config_
 from ..engine import make_engine
 from ..errors import InputError
 from ..io import atomic_output, read_text, text_lines
-from .align import kernelized_sorting, p_smooth, reference_kernels
 from .config import KsConfig
-from .convex import convex_sorting
-from .features import char_ngram_vectors, linear_kernel, load_kernel, tfidf_vectors
-from .mcca import mcca
-from .sorting import objective
+
+# The maths (scipy, scikit-learn) is imported where it is used, so that `--help` and option errors stay fast.
 
 SEEDED = {"s-u": "uniform", "s-z": "zero", "mcca": None}  # methods that use seeds (and the fill of S-U/S-Z)
 
@@ -56,6 +53,8 @@ def romanised(texts: list[str]) -> list[str]:
 
 
 def kernels(cfg: KsConfig, source: list[str], target: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    from .features import char_ngram_vectors, linear_kernel, load_kernel, tfidf_vectors
+
     f = cfg.features
     if f.kind == "kernel":
         require(f.source_kernel and f.target_kernel, "features.kind kernel needs features.source_kernel and target_kernel")
@@ -73,6 +72,9 @@ def gold_versus_found(K: np.ndarray, L: np.ndarray, gold: dict[int, int], match:
     """The reference objective (align.reference_kernels) of the true matching and of the found one,
     both over the gold sources only: if the truth scores higher the search stalled; if lower the
     kernels do not single out the truth."""
+    from .align import reference_kernels
+    from .sorting import objective
+
     Kr, Lr = reference_kernels(K, L)
     rows = np.fromiter(gold, dtype=np.int64, count=len(gold))
     truth, found = np.full(match.size, -1), np.full(match.size, -1)
@@ -112,6 +114,10 @@ def align_command(config_path, print_config, source, target, seeds_path, random_
       kcooc ks align -c configs/ks-docs.yaml --source en/ --target es/ --seeds seeds.tsv -o alignment.tsv
       kcooc ks align -c configs/ks-names.yaml --source en.txt --target ar.txt --gold gold.tsv --random-seeds 10
     """
+    from .align import kernelized_sorting, p_smooth
+    from .convex import convex_sorting
+    from .mcca import mcca
+
     cfg = load_config(KsConfig, config_path, {"method": method, "seed": seed}, print_config)
     check_outputs(output, summary_path, inputs=[source, target, seeds_path, gold_path, config_path,
                                                 cfg.features.source_kernel, cfg.features.target_kernel])

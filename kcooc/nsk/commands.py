@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import TYPE_CHECKING
 
 import click
-import numba
 import numpy as np
 
 from .. import artifact
@@ -15,13 +15,14 @@ from ..cliutils import (LOG, KcoocGroupOfCommands, Timer, check_outputs, config_
                         load_config, output_option, progress, run_options, seed_option, use_threads, write_summary)
 from ..config import from_dict, to_dict
 from ..errors import InputError
+from ..extras import import_optional
 from ..io import atomic_output
-from ..metrics import classification_scores
 from .config import NskConfig
-from .hashing import NeighbourIndex, knn_predict
-from .learn import learn_sigma
-from .model import ConvolutionKernel, model_from_artifact
 from .structures import Labels, read_structures
+
+# The maths (numba, scipy) is imported where it is used, so that `--help` and option errors stay fast.
+if TYPE_CHECKING:
+    from .model import ConvolutionKernel
 
 KIND = "nsk"
 
@@ -29,8 +30,7 @@ KIND = "nsk"
 def node_vectors(names: list[str], path: str) -> np.ndarray:
     """Unit vectors of node labels from a word2vec .vec or fastText .bin file; zeros where there is none."""
     if path.endswith(".bin"):
-        import fasttext
-
+        fasttext = import_optional("fasttext", "for node vectors from a fastText .bin")
         try:
             model = fasttext.load_model(path)
         except ValueError as exc:
@@ -47,6 +47,8 @@ def node_vectors(names: list[str], path: str) -> np.ndarray:
 
 
 def make_kernel(cfg: NskConfig, nodes: Labels, sigma: np.ndarray | None = None) -> ConvolutionKernel:
+    from .model import ConvolutionKernel
+
     k = cfg.kernel
     vectors = node_vectors(nodes.names, k.vectors) if k.node_kernel == "vectors" else None
     return ConvolutionKernel(k.kind, k.decay, k.max_length, sigma, vectors, k.gamma)
@@ -80,6 +82,10 @@ def train_command(config_path, print_config, input_path, output, hashing, no_lea
     Example:
       kcooc nsk train -c configs/nsk-brown.yaml -i train.jsonl -o model.npz --summary train.json
     """
+    import numba
+
+    from .learn import learn_sigma
+
     cfg = load_config(NskConfig, config_path, {"hashing.method": hashing, "seed": seed,
                                                 "learn.enabled": False if no_learn else None}, print_config)
     check_outputs(output, summary_path, inputs=[input_path, config_path])
@@ -145,6 +151,12 @@ def classify_command(model_path, input_path, output, metrics_path, k, hashing, s
     Example:
       kcooc nsk classify -m model.npz -i test.jsonl -o pred.tsv --metrics metrics.json
     """
+    import numba
+
+    from ..metrics import classification_scores
+    from .hashing import NeighbourIndex, knn_predict
+    from .model import model_from_artifact
+
     check_outputs(output, metrics_path, summary_path, inputs=[model_path, input_path])
     header, saved = artifact.load(model_path, KIND, model_from_artifact)
     cfg = from_dict(NskConfig, header["config"])

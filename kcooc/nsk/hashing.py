@@ -12,11 +12,14 @@ a whole k-NN graph, O(N^1.5) with 2^H ~ sqrt(N), instead of N^2.
 from __future__ import annotations
 
 import collections
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .model import ConvolutionKernel
 from .structures import Structures
+
+if TYPE_CHECKING:  # numba compiles the kernels on import; nsk's config (which reads METHODS) stays light
+    from .model import ConvolutionKernel
 
 METHODS = ("exact", "random-knn", "klsh")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -12,13 +13,13 @@ from ..cliutils import (LOG, KcoocGroupOfCommands, Timer, check_outputs, config_
                         input_overrides, load_config, locked_outputs, open_pairs, output_option, progress, require,
                         run_options, seed_option, work_dir_option, write_summary)
 from ..config import to_dict
-from ..encoders import build_pair_encoders
 from ..errors import InputError
 from ..io import atomic_output, beside, check_directory, display_name, run_directory
-from ..pairs import encoded_pairs, vector_pairs
 from .config import PhsicConfig
-from .model import PHSIC, CrossMoments
-from .stream import format_scores, rank_candidates, score_blocks, train, write_scored
+
+# The maths (scipy, numba) is imported where it is used, so that `--help` and option errors stay fast.
+if TYPE_CHECKING:
+    from .model import PHSIC
 
 KIND = "phsic"
 
@@ -88,6 +89,11 @@ def train_command(config_path, print_config, input_path, output, x_vectors, y_ve
 
 
 def train_model(cfg: PhsicConfig, input_path, output, x_vectors, y_vectors, spool_dir, quiet, summary_path) -> None:
+    from ..encoders import build_pair_encoders
+    from ..pairs import encoded_pairs, vector_pairs
+    from .model import PHSIC
+    from .stream import train
+
     timer = Timer()
     kernel = {k: v for k, v in to_dict(cfg.kernel).items() if k not in ("name", "sample")}
     model = PHSIC(cfg.kernel.name, seed=cfg.seed, **kernel)
@@ -132,6 +138,8 @@ def load_model(path: str) -> tuple[dict, PHSIC]:
 
 
 def read_phsic(header: dict, arrays: dict) -> PHSIC:
+    from .model import PHSIC
+
     if not isinstance(header.get("encoders"), (list, dict)):
         raise InputError("header lacks the encoders' specs")
     return PHSIC.from_artifact(header, arrays)
@@ -170,6 +178,10 @@ def score_command(model_path, input_path, output, score_only, candidates, encode
 
 def score_pairs(header, model, cfg, input_path, output, score_only, candidates, encoder_model, x_vectors, y_vectors,
                 quiet, summary_path, model_path) -> None:
+    from ..encoders import build_pair_encoders
+    from ..pairs import encoded_pairs, vector_pairs
+    from .stream import format_scores, rank_candidates, score_blocks, write_scored
+
     timer = Timer()
     reader = None
     if x_vectors:
@@ -224,6 +236,8 @@ def merge_command(models, output, quiet, summary_path):
     Example:
       kcooc phsic merge shard-*.npz -o model.npz
     """
+    from .model import PHSIC, CrossMoments
+
     check_outputs(output, summary_path, inputs=models)
     first_header, first = load_model(models[0])
     first_arrays = first.state()[1]

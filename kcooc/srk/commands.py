@@ -6,20 +6,18 @@ import dataclasses
 import json
 
 import click
-import numba
 import numpy as np
 
 from ..cliutils import (LOG, POSITIVE, KcoocGroupOfCommands, Timer, check_outputs, config_options, guarded, jobs_option,
                         load_config, output_option, progress, require, run_options, seed_option, use_threads,
                         write_summary)
 from ..config import to_dict
-from ..encoders import tokenize
 from ..errors import InputError
 from ..io import TsvReader, atomic_output, check_directory, display_name
-from ..metrics import classification_scores, grouped_ranking
 from .config import SrkConfig
-from .gram import TileCache, Vocabulary, build_terms, combine, pairs_digest, raw_block, term_key
-from .svm import fit, select_c
+
+# The maths (numba, scipy, scikit-learn) is imported where it is used, so that `--help` and option
+# errors stay fast.
 
 LABELS = {"1": 1, "+1": 1, "0": 0, "-1": 0}
 UNKNOWN = {"", "?"}
@@ -35,6 +33,8 @@ class Examples:
 
 def read_examples(path: str, cfg: SrkConfig, labels_required: bool) -> Examples:
     """Labelled pairs of a TSV file; a bad label names its file and line."""
+    from ..encoders import tokenize
+
     inp = cfg.input
     columns = [inp.label_col, inp.src_col, inp.tgt_col] + ([inp.qid_col] if inp.qid_col is not None else [])
     reader = TsvReader(path, columns, header=inp.header, on_error=inp.on_error, block_size=inp.block_size,
@@ -61,6 +61,8 @@ def read_examples(path: str, cfg: SrkConfig, labels_required: bool) -> Examples:
 
 def kernel_matrices(cfg: SrkConfig, train: Examples, test: Examples, cache_dir: str | None, quiet: bool):
     """(train x train, test x train) normalised kernel sums, and the seconds spent per term."""
+    from .gram import TileCache, Vocabulary, build_terms, combine, pairs_digest, raw_block, term_key
+
     vocabulary = Vocabulary(train.pairs + test.pairs)
     terms = build_terms(cfg.kernels, cfg.wordnet)
     n_train = len(train.pairs)
@@ -113,6 +115,11 @@ def classify_command(config_path, print_config, train_path, test_path, output, m
       kcooc srk classify -c configs/srk-paraphrase.yaml --train train.tsv --test test.tsv -o pred.tsv \\
           --metrics metrics.json --cache-dir runs/srk-cache
     """
+    import numba
+
+    from ..metrics import classification_scores, grouped_ranking
+    from .svm import fit, select_c
+
     cfg = load_config(SrkConfig, config_path, {"seed": seed, "input.header": header}, print_config)
     check_outputs(output, metrics_path, summary_path, inputs=[train_path, test_path, config_path])
     check_directory(cache_dir, "--cache-dir", may_be_new=True)

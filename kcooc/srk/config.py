@@ -7,8 +7,12 @@ from typing import Literal, Union
 
 from ..config import InputConfig, option, section
 from ..errors import InputError
-from .kernel import MAX_K
-from .types import TYPES
+
+# Defined here, not beside the maths that uses them, so that reading a config (and `--help`) does not
+# import numba and scipy.
+MAX_K = 8  # the longest k-gram: kernel.py packs a linking of k positions into one key
+WORDNET_TYPES = ("lemma", "synonym", "antonym", "hypernym", "hyponym", "entailment", "holonym")
+TYPES = ("id", "stem", "pronoun", "lvhsn") + WORDNET_TYPES
 
 
 @dataclasses.dataclass

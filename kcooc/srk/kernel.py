@@ -31,8 +31,9 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
+from .config import MAX_K
+
 KEY_SHIFT = 32  # entry key = k << KEY_SHIFT | code of the linking; codes < (k + 1)^k
-MAX_K = 8
 
 
 @njit(cache=True)

@@ -24,9 +24,7 @@ import snowballstemmer
 
 from ..errors import InputError
 from . import wordnet
-
-WORDNET_TYPES = ("lemma", "synonym", "antonym", "hypernym", "hyponym", "entailment", "holonym")
-TYPES = ("id", "stem", "pronoun", "lvhsn") + WORDNET_TYPES
+from .config import TYPES
 
 PRONOUNS = {
     "1sg": "i me my mine myself", "1pl": "we us our ours ourselves", "2": "you your yours yourself yourselves",

@@ -13,6 +13,7 @@ import shutil
 import warnings
 
 from ..errors import InputError
+from ..extras import import_optional
 
 DEFAULT_DICT = "/usr/share/wordnet"
 DICT_FILES = ["data.adj", "data.adv", "data.noun", "data.verb", "index.adj", "index.adv", "index.noun",
@@ -55,11 +56,8 @@ def _prepare(dict_dir: str, root: str) -> str:
 def load(dict_dir: str | None = None):
     """An NLTK ``WordNetCorpusReader`` on ``dict_dir`` (default: $KCOOC_WORDNET or Debian's folder)."""
     dict_dir = dict_dir or os.environ.get("KCOOC_WORDNET") or DEFAULT_DICT
-    try:
-        import nltk
-        from nltk.corpus.reader.wordnet import WordNetCorpusReader
-    except ImportError:
-        raise InputError("WordNet types need nltk (pip install nltk)") from None
+    nltk = import_optional("nltk", "by the WordNet word types")
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     class Reader(WordNetCorpusReader):
         def map_wn(self, version="wordnet"):  # no sense index to map from: this *is* WordNet 3.0
