@@ -8,13 +8,17 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.stats import spearmanr
 
+from .. import artifact
 from ..artifact import check_arrays
 from ..errors import InputError
+from ..linalg import normalize_rows
+from ..wordvectors import read_word2vec_text
 from .ppmi import PPMIOperator
 from .sca import sca_operator
 from .svd import CAOperator, DelayedOperator, randomized_svd
 
 VECTORS = ("row", "row+column")
+KIND = "ca-vectors"
 
 
 def elementwise_power(N: sp.spmatrix, power: float) -> sp.csr_matrix:
@@ -54,6 +58,14 @@ class SpectralWordVectors:
         self.total_inertia_ = op.total_inertia()
         return self
 
+    def save(self, path: str, words: list[str], counts: np.ndarray, **header) -> None:
+        """Write a ``ca-vectors`` artifact: the vocabulary ``words`` with their corpus ``counts``, the vectors,
+        singular values and relative residuals, and ``header`` (``kcooc ca embed`` adds the config, the data
+        hash, the table's non-zeros and the convergence report) with the total inertia."""
+        arrays = {"vocab": np.array(words), "counts": counts, "vectors": self.vectors_,
+                  "singular_values": self.singular_values_, "relative_residuals": self.relative_residuals_}
+        artifact.save(path, KIND, arrays, {**header, "total_inertia": self.total_inertia_})
+
 
 class CorrespondenceAnalysis(SpectralWordVectors):
     """LCA of N^power (``power`` in (0, 1]; 1 is the paper's CA, 0.5 and 0.25 are ROOT-CA and ROOTROOT-CA of
@@ -83,11 +95,6 @@ class PPMISVD(SpectralWordVectors):
         return self.decompose(PPMIOperator(N, self.smoothing), progress)
 
 
-def unit_rows(V: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(V, axis=1, keepdims=True)
-    return V / np.where(norms > 0, norms, 1)
-
-
 def word_similarity(words: list[str], vectors: np.ndarray, pairs: list[tuple[str, str, float]]) -> dict:
     """Spearman's rho between cosine similarities and human scores over the pairs with both words
     known, and the share of pairs left out (as gensim's evaluate_word_pairs)."""
@@ -95,7 +102,7 @@ def word_similarity(words: list[str], vectors: np.ndarray, pairs: list[tuple[str
     known = [(index[a], index[b], score) for a, b, score in pairs if a in index and b in index]
     result = {"pairs": len(pairs), "oov_ratio": 1 - len(known) / len(pairs) if pairs else 0.0, "spearman": None}
     if len(known) >= 3:
-        V = unit_rows(np.asarray(vectors, dtype=np.float64))
+        V = normalize_rows(np.asarray(vectors, dtype=np.float64))
         left, right, human = (np.array(column) for column in zip(*known))
         cosine = np.einsum("ij,ij->i", V[left], V[right])
         result["spearman"] = float(spearmanr(cosine, human).statistic)
@@ -112,3 +119,10 @@ def vectors_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> tuple[
                           "singular_values": ("f", ("dims",)), "relative_residuals": ("f", ("dims",))},
                  optional=("relative_residuals",))
     return arrays["vocab"].tolist(), arrays["vectors"]
+
+
+def load_vectors(path: str) -> tuple[list[str], np.ndarray]:
+    """(words, vectors) of a ``ca-vectors`` artifact (``.npz``) or of a word2vec text file."""
+    if path.endswith(".npz"):
+        return artifact.load(path, KIND, vectors_from_artifact)[1]
+    return read_word2vec_text(path)

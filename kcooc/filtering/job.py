@@ -28,13 +28,13 @@ from typing import Callable, Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from ..cliutils import open_pairs
 from ..config import to_dict
 from ..encoders import build_pair_encoders, mix64
 from ..engine import Context, Engine
 from ..errors import KcoocError
 from ..kernels import KERNELS
 from ..linalg import vstack
+from ..pairs import open_pairs
 from ..phsic.model import PHSIC, CrossMoments
 from ..text import TextStats
 from .config import FilterConfig

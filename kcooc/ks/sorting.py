@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from ..linalg import normalize_rows
+
 FILLS = ("uniform", "zero")
 
 
@@ -26,7 +28,7 @@ def centre(K: np.ndarray) -> np.ndarray:
 def sub_polynomial(K: np.ndarray, p: float) -> np.ndarray:
     """The p-smoothed kernel: K^p element-wise (sign kept), rows to unit length, then K_sp K_sp^T."""
     S = np.sign(K) * np.abs(K) ** p
-    S /= np.maximum(np.linalg.norm(S, axis=1, keepdims=True), 1e-300)
+    S = normalize_rows(S)
     return S @ S.T
 
 

@@ -10,7 +10,6 @@ import click
 import numba
 import numpy as np
 
-from .. import artifact
 from ..cliutils import Timer, check_outputs, guarded, load_config, run_options, use_threads, write_summary
 from ..config import from_dict, to_dict
 from ..errors import InputError
@@ -19,30 +18,8 @@ from ..metrics import classification_scores
 from .config import NskConfig
 from .hashing import NeighbourIndex, knn_predict
 from .learn import learn_sigma
-from .model import ConvolutionKernel, model_from_artifact
+from .model import ConvolutionKernel, SavedModel, load_nsk, node_vectors
 from .structures import Labels, read_structures
-
-KIND = "nsk"
-
-
-def node_vectors(names: list[str], path: str) -> np.ndarray:
-    """Unit vectors of node labels from a word2vec .vec or fastText .bin file; zeros where there is none."""
-    if path.endswith(".bin"):
-        import fasttext
-
-        try:
-            model = fasttext.load_model(path)
-        except ValueError as exc:
-            raise InputError(f"{path}: not a fastText model ({exc})") from None
-        vectors = np.array([model.get_word_vector(n) for n in names], np.float64)
-    else:
-        from ..encoders import read_word2vec_text
-
-        words, table = read_word2vec_text(path)
-        index = {w: i for i, w in enumerate(words)}
-        vectors = np.array([table[index[n]] if n in index else np.zeros(table.shape[1]) for n in names], np.float64)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
 def make_kernel(cfg: NskConfig, nodes: Labels, sigma: np.ndarray | None = None) -> ConvolutionKernel:
@@ -101,10 +78,9 @@ def train_command(config_path, input_path, output, hashing, no_learn, jobs, seed
     else:
         sigma, losses, evaluations = np.ones(len(edges)), [], 0
     zeroed = [edges.names[e] for e in to_learn if sigma[e] == 0]
-    artifact.save(output, KIND, {"sigma": sigma, **data.arrays()},
-                  {"config": to_dict(cfg), "structure_kind": data.kind, "edge_labels": edges.names,
-                   "node_labels": nodes.names, "learned_labels": [edges.names[e] for e in to_learn],
-                   "zeroed_labels": zeroed, "data_sha256": digest.hexdigest()})
+    SavedModel(data, sigma, edges, nodes).save(
+        output, config=to_dict(cfg), learned_labels=[edges.names[e] for e in to_learn], zeroed_labels=zeroed,
+        data_sha256=digest.hexdigest())
     click.echo(f"{len(zeroed)} of {len(to_learn)} learned labels skipped (sigma = 0): {' '.join(zeroed)}", err=True)
     write_summary(summary_path, {"command": "nsk train", "structures": len(data), "positives": int(data.labels.sum()),
                                  "edge_labels": len(edges), "learned_labels": len(to_learn), "zeroed_labels": zeroed,
@@ -135,7 +111,7 @@ def classify_command(model_path, input_path, output, metrics_path, k, hashing, s
       kcooc nsk classify -m model.npz -i test.jsonl -o pred.tsv --metrics metrics.json
     """
     check_outputs(output, metrics_path, summary_path, inputs=[model_path, input_path])
-    header, saved = artifact.load(model_path, KIND, model_from_artifact)
+    header, saved = load_nsk(model_path)
     cfg = from_dict(NskConfig, header["config"])
     cfg.k = k or cfg.k
     cfg.hashing.method = hashing or cfg.hashing.method

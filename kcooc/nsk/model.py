@@ -1,4 +1,5 @@
-"""The nonstationary convolution kernel as an object: parameters, normalisation, cached diagonals, counts."""
+"""The nonstationary convolution kernel as an object (parameters, normalisation, cached diagonals, counts),
+the word vectors of node labels, and the saved model of ``kcooc nsk train``."""
 
 from __future__ import annotations
 
@@ -6,12 +7,22 @@ import dataclasses
 
 import numpy as np
 
-from .kernels import raw_diagonal, raw_gram
+from .. import artifact
 from ..artifact import check_arrays
 from ..errors import InputError
+from ..linalg import normalize_kernel, normalize_rows
+from ..wordvectors import open_word_vectors
+from .kernels import raw_diagonal, raw_gram
 from .structures import STRUCTURE_ARRAYS, Labels, Structures
 
 KINDS = {"path": 0, "tree": 1}
+KIND = "nsk"
+
+
+def node_vectors(names: list[str], path: str) -> np.ndarray:
+    """Unit vectors of node labels from a word2vec .vec or fastText .bin file; zeros where there is none."""
+    vectors, _ = open_word_vectors(path).lookup(names)
+    return normalize_rows(np.asarray(vectors, np.float64))
 
 
 class ConvolutionKernel:
@@ -70,10 +81,7 @@ class ConvolutionKernel:
     def __call__(self, X: Structures, rows: np.ndarray, Y: Structures, cols: np.ndarray) -> np.ndarray:
         """Normalised K between X[rows] and Y[cols]: K / sqrt(K(x,x) K(y,y)), 0 when either is 0."""
         rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
-        scale = np.sqrt(np.outer(self.diagonal(X)[rows], self.diagonal(Y)[cols]))
-        out = np.zeros(scale.shape)
-        np.divide(self.raw(X, rows, Y, cols), scale, out=out, where=scale > 0)
-        return out
+        return normalize_kernel(self.raw(X, rows, Y, cols), self.diagonal(X)[rows], self.diagonal(Y)[cols])
 
 
 @dataclasses.dataclass
@@ -84,6 +92,13 @@ class SavedModel:
     sigma: np.ndarray
     edges: Labels
     nodes: Labels
+
+    def save(self, path: str, **header) -> None:
+        """Write an ``nsk`` artifact: sigma and the structures' arrays, the label tables and ``header``
+        (``kcooc nsk train`` adds the config, the learned and zeroed labels and the data hash)."""
+        artifact.save(path, KIND, {"sigma": self.sigma, **self.train.arrays()},
+                      {**header, "structure_kind": self.train.kind, "edge_labels": self.edges.names,
+                       "node_labels": self.nodes.names})
 
 
 def model_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> SavedModel:
@@ -104,3 +119,8 @@ def model_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> SavedMod
     if len(train) == 0:
         raise InputError("no training structures")
     return SavedModel(train, arrays["sigma"], Labels(edge_names), Labels(node_names))
+
+
+def load_nsk(path: str) -> tuple[dict, SavedModel]:
+    """The header and the model of an ``nsk`` artifact, checked against its schema (:func:`model_from_artifact`)."""
+    return artifact.load(path, KIND, model_from_artifact)

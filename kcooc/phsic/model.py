@@ -19,10 +19,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from .. import artifact
 from ..artifact import check_arrays
 from ..errors import InputError
 from ..kernels import BANDWIDTH_KERNELS, KERNELS, IncompleteCholeskyMap, Kernel, make_kernel, median_distance
 from ..linalg import add_cross_product, dense, normalize_rows, rowwise_bilinear, with_ones_column
+
+KIND = "phsic"
 
 
 @dataclass
@@ -208,6 +211,33 @@ class PHSIC:
         return float(np.sum(self.covariance_**2))
 
     # -- persistence ----------------------------------------------------------------------------
+    def save(self, path: str, *, config: dict | None = None, encoders: list[dict] | dict | None = None,
+             data_sha256: str | None = None, **header) -> None:
+        """Write a ``phsic`` artifact (``.npz``: the statistics and maps, a JSON header).
+
+        Parameters
+        ----------
+        path : str
+            The file to write (atomically).
+        config : dict, optional
+            The resolved configuration the model was trained with (``kcooc phsic score`` reads
+            its input options from it).
+        encoders : list of dict or dict, optional
+            The specs of the x and y sentence encoders, or the paths of precomputed vectors.
+        data_sha256 : str, optional
+            A hash of the training data.
+        **header
+            Further JSON-serialisable header entries.
+        """
+        params, arrays = self.state()
+        artifact.save(path, KIND, arrays, {**header, "config": config or {}, "model": params,
+                                           "data_sha256": data_sha256, "encoders": [] if encoders is None else encoders})
+
+    @classmethod
+    def load(cls, path: str) -> "PHSIC":
+        """The model saved at ``path`` by :meth:`save` (or ``kcooc phsic train``); InputError if it is not one."""
+        return load_phsic(path)[1]
+
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
         x_params, x_arrays = self.x_map.state("x_")
         y_params, y_arrays = self.y_map.state("y_")
@@ -247,3 +277,13 @@ class PHSIC:
         model.y_map = FeatureMap.from_state(params["y_kernel"], arrays, "y_")
         model.moments = CrossMoments(params["n"], arrays["sum_x"], arrays["sum_y"], arrays["sum_xy"])
         return model.finalize()
+
+
+def load_phsic(path: str) -> tuple[dict, PHSIC]:
+    """The header and the model of a ``phsic`` artifact, checked against its schema (:meth:`PHSIC.from_artifact`)."""
+    def read(header: dict, arrays: dict) -> PHSIC:
+        if not isinstance(header.get("encoders"), (list, dict)):
+            raise InputError("header lacks the encoders' specs")
+        return PHSIC.from_artifact(header, arrays)
+
+    return artifact.load(path, KIND, read)
