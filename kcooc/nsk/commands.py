@@ -12,12 +12,10 @@ import numpy as np
 
 from ..cliutils import Timer, check_outputs, guarded, load_config, run_options, use_threads, write_summary
 from ..config import from_dict, to_dict
-from ..errors import InputError
 from ..io import atomic_output
 from ..metrics import classification_scores
 from .config import NskConfig
-from .hashing import NeighbourIndex, knn_predict
-from .learn import learn_sigma
+from .classifier import NSKClassifier
 from .model import ConvolutionKernel, SavedModel, load_nsk, node_vectors
 from .structures import Labels, read_structures
 
@@ -28,9 +26,11 @@ def make_kernel(cfg: NskConfig, nodes: Labels, sigma: np.ndarray | None = None) 
     return ConvolutionKernel(k.kind, k.decay, k.max_length, sigma, vectors, k.gamma)
 
 
-def index_options(cfg: NskConfig) -> dict:
-    h = cfg.hashing
-    return {"method": h.method, "bits": h.bits, "reference_size": h.reference_size, "subset_size": h.subset_size}
+def classifier(cfg: NskConfig, kernel: ConvolutionKernel, learn: bool) -> NSKClassifier:
+    h, a = cfg.hashing, cfg.learn
+    return NSKClassifier(kernel, k=cfg.k, hashing=h.method, bits=h.bits, reference_size=h.reference_size,
+                         subset_size=h.subset_size, learn=learn, label_share=a.label_share, beta=a.beta, alpha=a.alpha,
+                         k_graph=a.k_graph, iterations=a.iterations, seed=cfg.seed)
 
 
 @click.group()
@@ -64,19 +64,9 @@ def train_command(config_path, input_path, output, hashing, no_learn, jobs, seed
     edges, nodes = Labels(), Labels()
     digest = hashlib.sha256()
     data = read_structures(input_path, edges, nodes, cfg.kernel.kind, digest=digest)
-    if len(np.unique(data.labels)) < 2:
-        raise InputError("the training structures need both labels (1 and 0)")
-    kernel = make_kernel(cfg, nodes)
-    frequency = data.edge_frequencies(len(edges))
-    ranked = [int(e) for e in np.argsort(-frequency, kind="stable") if frequency[e] > 0]
-    to_learn = ranked[: max(1, int(round(cfg.learn.label_share * len(ranked))))] if cfg.learn.enabled else []
     log = None if quiet else (lambda message: click.echo(message, err=True))
-    if to_learn:
-        report = learn_sigma(kernel, data, to_learn, cfg.learn.beta, cfg.learn.alpha, cfg.learn.k_graph,
-                             cfg.learn.iterations, index_options(cfg), cfg.seed, log)
-        sigma, losses, evaluations = report.sigma, report.losses, report.evaluations
-    else:
-        sigma, losses, evaluations = np.ones(len(edges)), [], 0
+    learned = classifier(cfg, make_kernel(cfg, nodes), learn=cfg.learn.enabled).fit(data, len(edges), log)
+    sigma, losses, evaluations, to_learn = learned.sigma_, learned.losses_, learned.evaluations_, learned.learned_labels_
     zeroed = [edges.names[e] for e in to_learn if sigma[e] == 0]
     SavedModel(data, sigma, edges, nodes).save(
         output, config=to_dict(cfg), learned_labels=[edges.names[e] for e in to_learn], zeroed_labels=zeroed,
@@ -121,9 +111,7 @@ def classify_command(model_path, input_path, output, metrics_path, k, hashing, s
     edges, nodes, train = saved.edges, saved.nodes, saved.train
     queries = read_structures(input_path, edges, nodes, header["structure_kind"], labels_required=False)
     kernel = make_kernel(cfg, nodes, None if stationary else saved.sigma)
-    index = NeighbourIndex(kernel, train, seed=cfg.seed, **index_options(cfg))
-    neighbours, _ = index.query(queries, cfg.k)
-    predictions, share = knn_predict(train.labels[np.maximum(neighbours, 0)], neighbours)
+    predictions, share = classifier(cfg, kernel, learn=False).fit(train).vote(queries)
     with atomic_output(output) as out:
         out.writelines(f"{p}\t{s:.4f}\n" for p, s in zip(predictions, share))
     metrics = {"structures": len(queries), "k": cfg.k, "hashing": cfg.hashing.method, "stationary": stationary,

@@ -36,9 +36,9 @@ class ConvolutionKernel:
     def __init__(self, kind: str, lam: float = 0.8, max_length: int = 4, sigma: np.ndarray | None = None,
                  vectors: np.ndarray | None = None, gamma: float = 0.6):
         if kind not in KINDS:
-            raise ValueError(f"kind must be path or tree, got {kind!r}")
+            raise InputError(f"kind must be path or tree, got {kind!r}")
         if not 0 < lam <= 1 or max_length < 1 or not -1 < gamma < 1:
-            raise ValueError("need 0 < lambda <= 1, max_length >= 1, -1 < gamma < 1")
+            raise InputError("need 0 < lambda <= 1, max_length >= 1, -1 < gamma < 1")
         self.kind, self.lam, self.max_length, self.gamma = kind, float(lam), int(max_length), float(gamma)
         self.sigma = np.ones(0) if sigma is None else np.asarray(sigma, np.float64)
         if vectors is None:
