@@ -1,6 +1,6 @@
-"""Sentence -> vector encoders behind one interface (PHSIC paper §6.1, Eq. 22).
+"""Sentence -> vector encoders behind one interface (Yokoi 2018, §6.1, Eq. 22).
 
-* ``fasttext``: sum (Eq. 22) or mean of fastText word vectors (``.bin`` via the fasttext
+* ``fasttext``: sum (Yokoi 2018, Eq. 22) or mean of fastText word vectors (``.bin`` via the fasttext
   library; subword vectors make almost every token known).
 * ``vectors``: sum or mean of static word vectors in the word2vec text format (``.vec``/``.txt``);
   unknown tokens are dropped.
@@ -140,7 +140,7 @@ class FileWordVectorsEncoder(PooledWordVectors):
 
 
 class FastTextEncoder(FileWordVectorsEncoder):
-    """Sum/mean of fastText ``get_word_vector`` (Eq. 22); any user ``.bin`` model."""
+    """Sum/mean of fastText ``get_word_vector`` (Yokoi 2018, Eq. 22); any user ``.bin`` model."""
 
     name, source = "fasttext", FastTextVectors
 

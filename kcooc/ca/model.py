@@ -1,6 +1,11 @@
-"""Word vectors from the truncated SVD of a word x context table: linear correspondence analysis (Niitsuma,
-Def. 3, Eq. 33-40) of the table or of its elementwise power, its semi-supervised form SCA (Def. 5, sca.py), and the
-PPMI-SVD reference (ppmi.py); word-pair similarity evaluation."""
+"""Word vectors from the truncated SVD of a word x context table: linear correspondence analysis
+(Niitsuma 2022, Def. 3, Eq. 33-40) of the table or of its elementwise power, its semi-supervised form SCA
+(Niitsuma 2022, Def. 5, sca.py), and the PPMI-SVD reference (ppmi.py); word-pair similarity evaluation.
+
+References: Hirotaka Niitsuma and Minho Lee, "Word2Vec is a special case of Kernel Correspondence Analysis
+and Kernels for Natural Language Processing", 2022; Omer Levy, Yoav Goldberg and Ido Dagan, "Improving
+Distributional Similarity with Lessons Learned from Word Embeddings", TACL 2015.
+"""
 
 from __future__ import annotations
 
@@ -79,7 +84,22 @@ class CorrespondenceAnalysis(SpectralWordVectors):
         self.power = power
 
     def fit(self, N: sp.spmatrix, supervision: sp.spmatrix | None = None, progress=None) -> "CorrespondenceAnalysis":
-        """LCA of N^power; with ``supervision`` (S of sca.py) the semi-supervised SCA of Def. 5 of N^power."""
+        """Decompose the word x context table ``N`` (scipy sparse, counts).
+
+        Parameters
+        ----------
+        N : sparse matrix of shape (words, contexts)
+            The contingency table (kcooc.ca.counting.contingency_table).
+        supervision : sparse matrix, optional
+            S of sca.py: the semi-supervised SCA of N^power (Niitsuma 2022, Def. 5) instead of LCA.
+        progress : callable, optional
+            ``progress(iteration, worst relative residual)`` after the sketch and each power iteration.
+
+        Returns
+        -------
+        self, with ``vectors_`` (words x dims, float32), ``singular_values_``, ``relative_residuals_``,
+        ``power_iterations_`` and ``total_inertia_``.
+        """
         N = elementwise_power(N, self.power) if self.power != 1 else N
         return self.decompose(CAOperator(N) if supervision is None else sca_operator(N, supervision), progress)
 

@@ -73,7 +73,23 @@ LENGTH_EDGES = np.array([10, 25, 50, 100])  # characters: the language gate trus
 
 
 class PairClassifier:
-    """Standardise, expand to degree 2, logistic regression, times a language gate per side:
+    """The learned pair-quality score (PHSIC, Yokoi 2018, §6.3, is one of its features).
+
+    ``fit(F, clean)`` on feature rows (columns named by ``names``, see :func:`feature_names`) and
+    whether each pair is clean; ``predict_proba(F)`` the probability that a pair is clean; :func:`train`
+    fits on a corpus's own pairs against their synthetic noise.
+
+    Parameters
+    ----------
+    names : list of str
+        The feature of every column.
+    regularization : float, default 1.0
+        Inverse L2 strength C of the logistic regression.
+    seed : int, default 0
+    language_prior : float, default 0.9
+        Prior share of sides in their declared language (the language gate below).
+
+    Standardise, expand to degree 2, logistic regression, times a language gate per side:
     ``predict_proba`` = sigmoid(w.z + z^T S z + b) x prod over sides (P + (1 - P) q).
 
     P is the identifier's posterior of the side's expected language; q the probability that the

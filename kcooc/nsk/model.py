@@ -1,5 +1,9 @@
 """The nonstationary convolution kernel as an object (parameters, normalisation, cached diagonals, counts),
-the word vectors of node labels, and the saved model of ``kcooc nsk train``."""
+the word vectors of node labels, and the saved model of ``kcooc nsk train``.
+
+Reference: Sahil Garg, Greg Ver Steeg and Aram Galstyan, "Stochastic Learning of Nonstationary Kernels
+for Natural Language Modeling", AAAI 2018.
+"""
 
 from __future__ import annotations
 
@@ -26,11 +30,24 @@ def node_vectors(names: list[str], path: str) -> np.ndarray:
 
 
 class ConvolutionKernel:
-    """K(.,.; sigma) of §5.1 on paths or trees, normalised; ``evaluations`` counts kernel values computed.
+    """K(.,.; sigma) of Garg 2018, §5.1 on paths or trees, normalised; ``evaluations`` counts kernel values computed.
 
-    ``sigma`` holds one weight per edge-label id (1 = attend, 0 = skip the label's tuples); labels
-    beyond its length weigh 1. ``vectors`` (node id x d, unit rows; all-zero rows = no vector, compared
-    by exact match) switches k_n to the word-vector kernel with sparsity ``gamma``.
+    Parameters
+    ----------
+    kind : {"path", "tree"}
+        Mooney & Bunescu's subsequence kernel on tuple sequences, or Zelenko et al.'s tree kernel.
+    lam : float, default 0.8
+        The gap / span decay lambda in (0, 1].
+    max_length : int, default 4
+        path: the longest common subsequence counted.
+    sigma : ndarray, optional
+        One weight per edge-label id (1 = attend, 0 = skip the label's tuples); labels beyond its
+        length weigh 1.
+    vectors : ndarray, optional
+        (node id x d, unit rows; all-zero rows = no vector, compared by exact match): switches k_n to
+        the word-vector kernel exp(w'w - 1)((w'w - gamma)/(1 - gamma))_+ with sparsity ``gamma``.
+
+    Calling it with (X, rows, Y, cols) returns the normalised kernel between X[rows] and Y[cols].
     """
 
     def __init__(self, kind: str, lam: float = 0.8, max_length: int = 4, sigma: np.ndarray | None = None,

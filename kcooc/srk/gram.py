@@ -35,7 +35,7 @@ class Vocabulary:
 
 
 class SrkTerm:
-    """kb-SRK / TESRK counts for every k of one typing scheme (Eq. 3-6)."""
+    """kb-SRK / TESRK counts for every k of one typing scheme (Gleize & Grau 2015, Eq. 3-6)."""
 
     def __init__(self, ks: list[int], pattern_types: list[str], variable_types: list[str], wordnet_dir: str | None = None):
         self.ks = sorted(set(ks))
