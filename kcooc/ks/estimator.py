@@ -15,12 +15,13 @@ from .align import kernelized_sorting, p_smooth
 from .convex import convex_sorting
 from .mcca import mcca
 
-SEEDED = {"s-u": "uniform", "s-z": "zero", "mcca": None}
+SEEDED = {"s-u": "uniform", "s-z": "zero", "mcca": None}  # methods that use seeds (and the fill of S-U/S-Z)
+SWEEPS = ("p-smooth", "s-u", "s-z")  # methods that sweep p (on an engine)
 METHODS = ("ks", "p-smooth", "s-u", "s-z", "mcca", "convex")
 
 
 class KernelizedSorting:
-    """Match the n source objects to m >= n target objects from two within-side kernel matrices.
+    """Match n source objects to m target objects from two within-side kernel matrices.
 
     Parameters
     ----------
@@ -43,7 +44,8 @@ class KernelizedSorting:
     ----------
     match_ : ndarray of int
         The target index of every source object (-1: unmatched); ``confidence_`` its confidence and
-        ``objective_`` the objective of the matching.
+        ``objective_`` the objective of the matching (``trace_``: all three and the objective per
+        iteration). For the p sweeps, ``p_`` is the best p and ``objective_per_p_`` lists (p, objective).
     """
 
     def __init__(self, method: str = "p-smooth", *, p_values: list[float] | None = None, delta: int = 2,
@@ -59,14 +61,14 @@ class KernelizedSorting:
         self.convex_iter, self.mcca_dims, self.mcca_reg = convex_iter, mcca_dims, mcca_reg
 
     def fit(self, K, L, seeds: dict[int, int] | None = None, engine=None) -> "KernelizedSorting":
-        """Match with the source kernel ``K`` (n x n) and the target kernel ``L`` (m x m), m >= n.
+        """Match with the source kernel ``K`` (n x n) and the target kernel ``L`` (m x m).
 
         ``seeds`` maps source indices to known target indices (needed by s-u, s-z and mcca; used by
         convex); ``engine`` (kcooc.engine) runs the p sweep in parallel.
         """
         K, L = np.asarray(K, np.float64), np.asarray(L, np.float64)
-        if K.ndim != 2 or K.shape[0] != K.shape[1] or L.ndim != 2 or L.shape[0] != L.shape[1] or K.shape[0] > L.shape[0]:
-            raise InputError(f"need square kernels with no more sources than targets, got {K.shape} and {L.shape}")
+        if K.ndim != 2 or K.shape[0] != K.shape[1] or L.ndim != 2 or L.shape[0] != L.shape[1]:
+            raise InputError(f"need square kernel matrices, got {K.shape} and {L.shape}")
         seeds = dict(seeds or {})
         if self.method in SEEDED and not seeds:
             raise InputError(f"method {self.method} needs seed alignments")
@@ -81,5 +83,6 @@ class KernelizedSorting:
             trace, self.p_, self.objective_per_p_ = p_smooth(
                 K, L, self.p_values, seeds=seeds if SEEDED.get(self.method) else None,
                 fill=SEEDED.get(self.method) or "zero", delta=self.delta, max_iter=self.max_iter, engine=engine)
+        self.trace_ = trace
         self.match_, self.confidence_, self.objective_ = trace.match, trace.confidence, trace.objective
         return self

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linalg import normalize_rows
 from .sorting import Trace, assign, centre, force_seeds, most_confident, objective
 
 
@@ -44,7 +43,9 @@ def mcca(K: np.ndarray, L: np.ndarray, seeds: dict[int, int], *, dims: int = 20,
         Wx, Wy, mean_x, mean_y = cca_projections(X[rows], Y[cols], reg)
         k = min(len(rows), dims)
         Px, Py = (X - mean_x) @ Wx[:, :k], (Y - mean_y) @ Wy[:, :k]
-        S = normalize_rows(Px) @ normalize_rows(Py).T
+        Px /= np.maximum(np.linalg.norm(Px, axis=1, keepdims=True), 1e-12)
+        Py /= np.maximum(np.linalg.norm(Py, axis=1, keepdims=True), 1e-12)
+        S = Px @ Py.T
         force_seeds(S, seed_rows, seed_cols, 4.0)  # cosines lie in [-1, 1]
         match, weight = assign(S)
         kept += delta

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from ..linalg import normalize_rows
-
 FILLS = ("uniform", "zero")
 
 
@@ -28,7 +26,7 @@ def centre(K: np.ndarray) -> np.ndarray:
 def sub_polynomial(K: np.ndarray, p: float) -> np.ndarray:
     """The p-smoothed kernel: K^p element-wise (sign kept), rows to unit length, then K_sp K_sp^T."""
     S = np.sign(K) * np.abs(K) ** p
-    S = normalize_rows(S)
+    S /= np.maximum(np.linalg.norm(S, axis=1, keepdims=True), 1e-300)
     return S @ S.T
 
 
