@@ -1,4 +1,4 @@
-"""``.npz`` model files: named arrays plus a JSON header, never pickle (DESIGN.md, "Artifacts").
+"""``.npz`` model files: named arrays plus a JSON header, never pickle.
 
 The header records the kind, the format version, the kcooc version, the resolved config and a
 hash of the training data. The zip is written with fixed timestamps so that the same model

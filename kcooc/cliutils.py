@@ -25,7 +25,7 @@ from tqdm import tqdm
 
 from . import config as config_module
 from .errors import InputError, KcoocError
-from .io import TsvReader, atomic_output, check_output_path, exclusive_lock, remove_stale_temporaries
+from .io import atomic_output, check_output_path, exclusive_lock, remove_stale_temporaries
 
 
 def command_name(ctx: click.Context | None = None) -> str:
@@ -285,12 +285,6 @@ def load_config(cls: type, path: str | None, overrides: dict[str, Any], print_co
         sys.exit(0)
     LOG.debug("config:\n%s", config_module.dump(cfg).rstrip())
     return cfg
-
-
-def open_pairs(path: str, input_cfg) -> TsvReader:
-    return TsvReader(path, [input_cfg.src_col, input_cfg.tgt_col], header=input_cfg.header,
-                     on_error=input_cfg.on_error, block_size=input_cfg.block_size,
-                     max_line_bytes=input_cfg.max_line_bytes)
 
 
 def progress(quiet: bool, unit: str = "pairs") -> tqdm:

@@ -1,4 +1,4 @@
-"""YAML configs -> validated dataclasses (DESIGN.md, "Configs").
+"""YAML configs -> validated dataclasses.
 
 Configs are read with ``yaml.safe_load``. Every key is a dataclass field with a ``doc``; an
 unknown key is an error naming it (with a close match when there is one), a value of the wrong

@@ -1,6 +1,6 @@
-"""Sentence -> vector encoders behind one interface (PHSIC paper §6.1, Eq. 22).
+"""Sentence -> vector encoders behind one interface (Yokoi 2018, §6.1, Eq. 22).
 
-* ``fasttext``: sum (Eq. 22) or mean of fastText word vectors (``.bin`` via the fasttext
+* ``fasttext``: sum (Yokoi 2018, Eq. 22) or mean of fastText word vectors (``.bin`` via the fasttext
   library; subword vectors make almost every token known).
 * ``vectors``: sum or mean of static word vectors in the word2vec text format (``.vec``/``.txt``);
   unknown tokens are dropped.
@@ -16,7 +16,6 @@ rather than a random value.
 from __future__ import annotations
 
 import abc
-import os
 import re
 import string
 from itertools import chain
@@ -26,8 +25,8 @@ import scipy.sparse as sp
 
 from .errors import InputError
 from .extras import import_optional
-from .io import text_lines
 from .text import code_points
+from .wordvectors import FastTextVectors, TextVectors
 
 _PUNCTUATION = str.maketrans({c: " " for c in string.punctuation})
 
@@ -122,74 +121,35 @@ class PooledWordVectors(Encoder):
         return pooled
 
 
-class FastTextEncoder(PooledWordVectors):
-    """Sum/mean of fastText ``get_word_vector`` (Eq. 22); any user ``.bin`` model."""
+class FileWordVectorsEncoder(PooledWordVectors):
+    """Sum/mean of the vectors of a word-vector file (:mod:`kcooc.wordvectors`)."""
+
+    name: str
+    source: type
 
     def __init__(self, model: str, **kwargs):
-        if not os.path.isfile(model):
-            raise InputError(f"{model}: fastText model not found (the shipped configs' models are built by `make data` "
-                             "(en-300, dialogue) and `make data-parallel` (en-100/ja-100, filtering); or pass your own .bin)")
-        fasttext = import_optional("fasttext", "by the fasttext encoder")
-        fasttext.FastText.eprint = lambda *args, **kw: None  # silence its load-time warning
-        try:
-            self._model = fasttext.load_model(model)
-        except ValueError as exc:
-            raise InputError(f"{model}: not a fastText .bin model ({exc})") from None
         self.model_path = model
-        super().__init__(self._model.get_dimension(), **kwargs)
+        self._source = self.source(model)
+        super().__init__(self._source.dim, **kwargs)
 
     def lookup(self, words):
-        vectors = np.stack([self._model.get_word_vector(w) for w in words])
-        return vectors, np.ones(len(words), dtype=bool)
+        return self._source.lookup(words)
 
     def spec(self):
-        return {"name": "fasttext", "model": self.model_path, "pooling": self.pooling, "dim": self.dim,
+        return {"name": self.name, "model": self.model_path, "pooling": self.pooling, "dim": self.dim,
                 "lowercase": self.lowercase, "strip_punctuation": self.strip_punctuation, "split_cjk": self.split_cjk}
 
 
-class StaticVectorsEncoder(PooledWordVectors):
+class FastTextEncoder(FileWordVectorsEncoder):
+    """Sum/mean of fastText ``get_word_vector`` (Yokoi 2018, Eq. 22); any user ``.bin`` model."""
+
+    name, source = "fasttext", FastTextVectors
+
+
+class StaticVectorsEncoder(FileWordVectorsEncoder):
     """Sum/mean of static word vectors read from the word2vec text format (``.vec``)."""
 
-    def __init__(self, model: str, **kwargs):
-        self.model_path = model
-        words, self._vectors = read_word2vec_text(model)
-        self._rows = {w: i for i, w in enumerate(words)}
-        super().__init__(self._vectors.shape[1], **kwargs)
-
-    def lookup(self, words):
-        rows = np.array([self._rows.get(w, -1) for w in words], dtype=np.int64)
-        return self._vectors[np.maximum(rows, 0)].copy(), rows >= 0
-
-    def spec(self):
-        return {"name": "vectors", "model": self.model_path, "pooling": self.pooling, "dim": self.dim,
-                "lowercase": self.lowercase, "strip_punctuation": self.strip_punctuation, "split_cjk": self.split_cjk}
-
-
-def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:
-    """Read the word2vec/fastText text format: a ``count dim`` line, then ``word v1 ... vdim``."""
-    lines = text_lines(path)
-    first = next(lines, (1, ""))[1].split()
-    if len(first) != 2 or not all(t.isdigit() for t in first) or int(first[1]) < 1:
-        raise InputError(f"{path}:1: expected a word2vec header 'count dim', got {' '.join(first)[:60]!r}")
-    count, dim = map(int, first)
-    words, vectors = [], np.empty((min(count, 1 << 16), dim), dtype=np.float32)  # grown as read (count is untrusted)
-    for lineno, line in lines:
-        parts = line.rstrip(" ").split(" ")
-        if lineno > count + 1 or len(parts) != dim + 1:
-            raise InputError(f"{path}:{lineno}: expected a word and {dim} numbers")
-        try:
-            vector = np.asarray(parts[1:], dtype=np.float32)
-        except ValueError:
-            raise InputError(f"{path}:{lineno}: expected a word and {dim} numbers") from None
-        if not np.isfinite(vector).all():
-            raise InputError(f"{path}:{lineno}: NaN or infinite value")
-        if len(words) == len(vectors):
-            vectors = np.concatenate([vectors, np.empty_like(vectors)])
-        vectors[len(words)] = vector
-        words.append(parts[0])
-    if len(words) != count:
-        raise InputError(f"{path}: header promises {count} vectors, found {len(words)}")
-    return words, vectors[:count]
+    name, source = "vectors", TextVectors
 
 
 class WordLlamaEncoder(Encoder):

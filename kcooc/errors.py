@@ -1,4 +1,9 @@
-"""Exceptions that the CLI turns into one-line messages and exit codes (DESIGN.md)."""
+"""kcooc's exceptions: library errors for Python callers, one-line messages and exit codes for the CLI.
+
+Bad input or a bad parameter raises :class:`InputError`, a :class:`ValueError`, so Python code can
+catch it as usual; the command line prints its message on one line and exits 2. Any other
+:class:`KcoocError` is a runtime failure (exit 1) and :class:`LockedError` a busy output (exit 75).
+"""
 
 
 class KcoocError(Exception):
@@ -7,8 +12,8 @@ class KcoocError(Exception):
     exit_code = 1
 
 
-class InputError(KcoocError):
-    """Bad usage or bad input (file, column, config, model): exit code 2."""
+class InputError(KcoocError, ValueError):
+    """Bad usage, input or parameter (file, column, config, model, argument value): exit code 2."""
 
     exit_code = 2
 

@@ -1,4 +1,4 @@
-"""Streaming readers and atomic writers shared by every command (DESIGN.md, "Contracts").
+"""Streaming readers and atomic writers shared by every command: the input and output contracts.
 
 * A path or ``-`` (stdin/stdout); ``.gz``/``.bz2``/``.xz`` are read and written transparently.
 * TSV columns are chosen by 1-based index or by header name and validated before any work starts.

@@ -1,9 +1,9 @@
 """Kernels on sentence vectors and the pivoted incomplete Cholesky decomposition.
 
-Kernels (PHSIC paper, Appendix A and Eq. 23-24): linear, cosine, RBF (Gaussian), Laplacian,
-polynomial. Linear and cosine have explicit feature maps (Eq. 19); every kernel can be turned into
+Kernels (Yokoi 2018, Appendix A, Eq. 23-24): linear, cosine, RBF (Gaussian), Laplacian,
+polynomial. Linear and cosine have explicit feature maps (Yokoi 2018, Eq. 19); every kernel can be turned into
 one by the incomplete Cholesky decomposition (Fine & Scheinberg 2001; PHSIC Appendix B,
-Eq. 28-29), whose out-of-sample rows are computed "from halfway" by Eq. 34.
+Yokoi 2018, Eq. 28-29), whose out-of-sample rows are computed "from halfway" by Yokoi 2018, Eq. 34.
 
 Inputs may be dense arrays or scipy sparse rows (the hashing encoder); nothing here densifies
 more than the ``d`` pivot rows.
@@ -30,7 +30,7 @@ class Kernel(abc.ABC):
     """A positive definite kernel on rows of a matrix; ``k(X, Y)`` is the Gram matrix."""
 
     name = ""
-    feature_space = False  # True when the feature map is explicit (Eq. 19)
+    feature_space = False  # True when the feature map is explicit (Yokoi 2018, Eq. 19)
 
     @abc.abstractmethod
     def __call__(self, X, Y) -> np.ndarray:
@@ -49,7 +49,7 @@ class Kernel(abc.ABC):
 
 
 class LinearKernel(Kernel):
-    """k(x, x') = x^T x'; feature map phi(x) = x (Eq. 19)."""
+    """k(x, x') = x^T x'; feature map phi(x) = x (Yokoi 2018, Eq. 19)."""
 
     name, feature_space = "linear", True
 
@@ -64,7 +64,7 @@ class LinearKernel(Kernel):
 
 
 class CosineKernel(Kernel):
-    """k(x, x') = cos(x, x') (Eq. 23); feature map phi(x) = x / ||x|| (Eq. 19), phi(0) = 0."""
+    """k(x, x') = cos(x, x') (Yokoi 2018, Eq. 23); feature map phi(x) = x / ||x|| (Yokoi 2018, Eq. 19), phi(0) = 0."""
 
     name, feature_space = "cos", True
 
@@ -79,7 +79,7 @@ class CosineKernel(Kernel):
 
 
 class RBFKernel(Kernel):
-    """k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)) (Eq. 24)."""
+    """k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)) (Yokoi 2018, Eq. 24)."""
 
     name = "rbf"
 
@@ -167,7 +167,7 @@ def median_distance(X, metric: str = "euclidean", sample: int = 1000, seed: int 
 
 
 def incomplete_cholesky(X, kernel: Kernel, rank: int, tol: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
-    """Pivoted incomplete Cholesky: A (n x d) with A A^T ~ K (Eq. 28-29) and the pivot indices.
+    """Pivoted incomplete Cholesky: A (n x d) with A A^T ~ K (Yokoi 2018, Eq. 28-29) and the pivot indices.
 
     Greedy: each step takes the row with the largest residual diagonal as the next pivot and
     stops after ``rank`` pivots or once every residual is at most ``tol``. O(n d^2) time plus
@@ -196,7 +196,7 @@ class IncompleteCholeskyMap:
     """The feature map x -> a in R^d of an incomplete Cholesky decomposition.
 
     ``pivot_points`` are the pivots x^(1..d) and ``lower`` the pivots' rows of A (lower
-    triangular); a new x is mapped by Eq. 34, i.e. forward substitution with ``lower``.
+    triangular); a new x is mapped by Yokoi 2018, Eq. 34, i.e. forward substitution with ``lower``.
     """
 
     def __init__(self, kernel: Kernel, pivot_points: np.ndarray, lower: np.ndarray):
@@ -213,6 +213,6 @@ class IncompleteCholeskyMap:
         return self.lower.shape[0]
 
     def __call__(self, X) -> np.ndarray:
-        """Eq. 34 for every row of X at once: a = L^{-1} k(x, x^(1..d))."""
+        """Yokoi 2018, Eq. 34 for every row of X at once: a = L^{-1} k(x, x^(1..d))."""
         gram = self.kernel(X, self.pivot_points)
         return solve_triangular(self.lower, gram.T, lower=True, check_finite=False).T

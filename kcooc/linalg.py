@@ -38,6 +38,18 @@ def normalize_rows(X):
     return X * scale[:, None]
 
 
+def normalize_kernel(K: np.ndarray, row_diag: np.ndarray, col_diag: np.ndarray) -> np.ndarray:
+    """The normalised kernel K(x, y) / sqrt(K(x, x) K(y, y)); 0 where either diagonal value is 0.
+
+    ``K`` is (rows, cols) with diagonals of shapes (rows,) and (cols,), or a stack of kernels
+    (kernels, rows, cols) with diagonals (kernels, rows) and (kernels, cols).
+    """
+    product = row_diag[..., :, None] * col_diag[..., None, :]
+    out = np.zeros(np.broadcast_shapes(np.shape(K), product.shape))
+    np.divide(K, np.sqrt(product), out=out, where=product > 0)
+    return out
+
+
 def with_ones_column(X) -> np.ndarray:
     """[X | 1] in float64, so one GEMM of two such blocks also yields their column sums and n."""
     out = np.empty((X.shape[0], X.shape[1] + 1))

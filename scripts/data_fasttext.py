@@ -1,6 +1,6 @@
 """Train the English fastText model that `make data` caches (no pretrained vectors ship offline).
 
-Text (DATA.md): the GCIDE dictionary from the Debian package dict-gcide (fetched with
+Text: the GCIDE dictionary from the Debian package dict-gcide (fetched with
 `apt-get download` into the cache, never installed) plus the *training* side of the dialogue
 data (never the test conversations). Normalised like text8: lower case, letters and digits only.
 

@@ -1,4 +1,4 @@
-"""Offline stand-ins for the kernelized-sorting paper's data (DATA.md, "Alignment").
+"""Offline stand-ins for the kernelized-sorting paper's data.
 
 * docs-parallel (~EP-P): the 127 HTML sections of Debian's debian-handbook in English and
   Spanish, as plain text, one document per file.

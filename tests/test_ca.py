@@ -16,7 +16,7 @@ from kcooc.ca.counting import Vocabulary, contingency_table, offset_tables, toke
 from kcooc.ca.model import PPMISVD, CorrespondenceAnalysis, word_similarity
 from kcooc.ca.sca import sca_operator, supervision_matrix
 from kcooc.ca.svd import CAOperator, randomized_svd
-from kcooc.encoders import read_word2vec_text
+from kcooc.wordvectors import read_word2vec_text
 
 FISHER = np.array([[326, 38, 241, 110, 3], [688, 116, 584, 188, 4], [343, 84, 909, 412, 26], [98, 48, 403, 681, 85]])
 

@@ -1,4 +1,4 @@
-"""Streaming TSV reading and atomic writing: the DESIGN.md input/output contracts."""
+"""Streaming TSV reading and atomic writing: the input/output contracts every command keeps."""
 
 import bz2
 import gzip

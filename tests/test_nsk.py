@@ -305,7 +305,7 @@ def test_bad_input_fails_with_one_line_and_no_model(tmp_path, content, message):
 
 def test_cli_word_vector_node_kernel(tmp_path):
     """kernel.node_kernel vectors reads a word2vec file; words without a vector fall back to exact match."""
-    from kcooc.nsk.commands import node_vectors
+    from kcooc.nsk.model import node_vectors
 
     words = ["the", "a", "jury", "court", "said"]
     rng = np.random.default_rng(0)

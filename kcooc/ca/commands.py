@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from .. import artifact
 from ..cliutils import (LOG, KcoocGroupOfCommands, PositiveFloat, Timer, check_outputs, config_options, guarded,
                         input_option, load_config, output_option, progress, require, run_options, seed_option,
                         write_summary)
@@ -24,7 +23,6 @@ from .config import CaConfig
 if TYPE_CHECKING:
     from .counting import Vocabulary
 
-KIND = "ca-vectors"
 BENCHMARKS = {"ws353-sim": "ws353_similarity.txt", "ws353-rel": "ws353_relatedness.txt", "ws353": "wordsim353.txt",
               "men": "men.txt", "mturk": "mturk.txt", "rw": "rareword.txt", "simlex": "simlex999.txt",
               "rg65": "rg65.txt"}
@@ -75,6 +73,7 @@ def embed_command(config_path, print_config, input_path, output, export_w2v, met
       kcooc ca embed -c configs/text8.yaml -i data/text8 -o runs/ca-flat.npz --export-w2v runs/ca-flat.txt
     """
     from .counting import Vocabulary, contingency_table, offset_tables, token_chunks
+    from ..wordvectors import write_word2vec_text
     from .model import PPMISVD, CorrespondenceAnalysis
 
     cfg = load_config(CaConfig, config_path, {
@@ -124,13 +123,10 @@ def embed_command(config_path, print_config, input_path, output, export_w2v, met
     convergence = {"power_iterations": model.power_iterations_, "tol": cfg.tol,
                    "converged": None if cfg.tol is None else bool(residual.max() <= cfg.tol),
                    "max_relative_residual": float(residual.max()), "median_relative_residual": float(np.median(residual))}
-    arrays = {"vocab": np.array(vocabulary.words), "counts": vocabulary.counts, "vectors": model.vectors_,
-              "singular_values": model.singular_values_, "relative_residuals": residual}
-    artifact.save(output, KIND, arrays, {"config": to_dict(cfg), "data_sha256": digest.hexdigest(),
-                                         "total_inertia": model.total_inertia_, "nonzeros": int(N.nnz),
-                                         "convergence": convergence})
+    model.save(output, vocabulary.words, vocabulary.counts, config=to_dict(cfg), data_sha256=digest.hexdigest(),
+               nonzeros=int(N.nnz), convergence=convergence)
     if export_w2v:
-        write_word2vec(export_w2v, vocabulary.words, model.vectors_)
+        write_word2vec_text(export_w2v, vocabulary.words, model.vectors_)
     seconds["total"] = timer.seconds()
     LOG.info(f"svd: {model.power_iterations_} power iterations, relative residual of the top {residual.size}: "
              f"max {residual.max():.3g}, median {np.median(residual):.3g}"
@@ -161,24 +157,6 @@ def supervision_of(cfg: CaConfig, vocabulary: Vocabulary):
              if a in index and b in index]
     require(pairs, f"{cfg.supervision}: no pair has both words in the vocabulary")
     return supervision_matrix(pairs, len(vocabulary.words), cfg.supervision_weight)
-
-
-def write_word2vec(path: str, words: list[str], vectors: np.ndarray) -> None:
-    """The word2vec text format: a ``count dim`` line, then ``word v1 ... vdim`` per word."""
-    with atomic_output(path) as out:
-        out.write(f"{len(words)} {vectors.shape[1]}\n")
-        for start in range(0, len(words), 4096):
-            block = vectors[start : start + 4096]
-            out.writelines(f"{w} {' '.join(f'{v:.6g}' for v in row)}\n" for w, row in zip(words[start:], block.tolist()))
-
-
-def load_vectors(path: str) -> tuple[list[str], np.ndarray]:
-    from ..encoders import read_word2vec_text
-    from .model import vectors_from_artifact
-
-    if path.endswith(".npz"):
-        return artifact.load(path, KIND, vectors_from_artifact)[1]
-    return read_word2vec_text(path)
 
 
 def read_benchmark(name: str, data_dir: str) -> list[tuple[str, str, float]]:
@@ -217,7 +195,7 @@ def eval_command(input_path, output, benchmark, data_dir, quiet, summary_path):
     Example:
       kcooc ca eval -i runs/ca-flat.npz -b ws353-sim,men,simlex
     """
-    from .model import word_similarity
+    from .model import load_vectors, word_similarity
 
     check_outputs(output, summary_path, inputs=[input_path, *benchmark.split(",")])
     words, vectors = load_vectors(input_path)

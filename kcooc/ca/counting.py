@@ -1,4 +1,4 @@
-"""Contingency tables of word pairs from a token stream (Niitsuma, §7, Eq. 62-64).
+"""Contingency tables of word pairs from a token stream (Niitsuma 2022, §7, Eq. 62-64).
 
 #(w_i *^k w_j) counts the places where w_j follows w_i with exactly k words in between. The
 stream is read in chunks; each chunk's tokens become vocabulary ids (out-of-vocabulary tokens are
@@ -6,9 +6,9 @@ dropped first, as word2vec does) and, for each k, all pairs at that distance are
 with scipy.sparse (COO -> CSR sums the duplicates); the last W + 1 ids of a chunk are carried over
 so pairs across chunk boundaries are counted once.
 
-* ``flat`` (Eq. 63): sum over k = 0..W of #(w_i *^k w_j) (w_j after w_i).
-* ``skip`` (Eq. 62): word x context word within the window on either side: flat + flat^T.
-* ``cut``  (Eq. 64, the tail-cut kernel): an offset's count is kept only where it exceeds what
+* ``flat`` (Niitsuma 2022, Eq. 63): sum over k = 0..W of #(w_i *^k w_j) (w_j after w_i).
+* ``skip`` (Niitsuma 2022, Eq. 62): word x context word within the window on either side: flat + flat^T.
+* ``cut``  (Niitsuma 2022, Eq. 64, the tail-cut kernel): an offset's count is kept only where it exceeds what
   independence predicts. The paper prints the threshold #(w_i)#(w_j)/n^2, which is below one count
   for every pair and so keeps everything; the default here is the expected count at one offset,
   #(w_i)#(w_j)/n (``threshold: expected``); ``threshold: literal`` uses the printed formula.

@@ -1,6 +1,11 @@
-"""Word vectors from the truncated SVD of a word x context table: linear correspondence analysis (Niitsuma,
-Def. 3, Eq. 33-40) of the table or of its elementwise power, its semi-supervised form SCA (Def. 5, sca.py), and the
-PPMI-SVD reference (ppmi.py); word-pair similarity evaluation."""
+"""Word vectors from the truncated SVD of a word x context table: linear correspondence analysis
+(Niitsuma 2022, Def. 3, Eq. 33-40) of the table or of its elementwise power, its semi-supervised form SCA
+(Niitsuma 2022, Def. 5, sca.py), and the PPMI-SVD reference (ppmi.py); word-pair similarity evaluation.
+
+References: Hirotaka Niitsuma and Minho Lee, "Word2Vec is a special case of Kernel Correspondence Analysis
+and Kernels for Natural Language Processing", 2022; Omer Levy, Yoav Goldberg and Ido Dagan, "Improving
+Distributional Similarity with Lessons Learned from Word Embeddings", TACL 2015.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +13,17 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.stats import spearmanr
 
+from .. import artifact
 from ..artifact import check_arrays
 from ..errors import InputError
+from ..linalg import normalize_rows
+from ..wordvectors import read_word2vec_text
 from .ppmi import PPMIOperator
 from .sca import sca_operator
 from .svd import CAOperator, DelayedOperator, randomized_svd
 
 VECTORS = ("row", "row+column")
+KIND = "ca-vectors"
 
 
 def elementwise_power(N: sp.spmatrix, power: float) -> sp.csr_matrix:
@@ -54,6 +63,14 @@ class SpectralWordVectors:
         self.total_inertia_ = op.total_inertia()
         return self
 
+    def save(self, path: str, words: list[str], counts: np.ndarray, **header) -> None:
+        """Write a ``ca-vectors`` artifact: the vocabulary ``words`` with their corpus ``counts``, the vectors,
+        singular values and relative residuals, and ``header`` (``kcooc ca embed`` adds the config, the data
+        hash, the table's non-zeros and the convergence report) with the total inertia."""
+        arrays = {"vocab": np.array(words), "counts": counts, "vectors": self.vectors_,
+                  "singular_values": self.singular_values_, "relative_residuals": self.relative_residuals_}
+        artifact.save(path, KIND, arrays, {**header, "total_inertia": self.total_inertia_})
+
 
 class CorrespondenceAnalysis(SpectralWordVectors):
     """LCA of N^power (``power`` in (0, 1]; 1 is the paper's CA, 0.5 and 0.25 are ROOT-CA and ROOTROOT-CA of
@@ -67,7 +84,22 @@ class CorrespondenceAnalysis(SpectralWordVectors):
         self.power = power
 
     def fit(self, N: sp.spmatrix, supervision: sp.spmatrix | None = None, progress=None) -> "CorrespondenceAnalysis":
-        """LCA of N^power; with ``supervision`` (S of sca.py) the semi-supervised SCA of Def. 5 of N^power."""
+        """Decompose the word x context table ``N`` (scipy sparse, counts).
+
+        Parameters
+        ----------
+        N : sparse matrix of shape (words, contexts)
+            The contingency table (kcooc.ca.counting.contingency_table).
+        supervision : sparse matrix, optional
+            S of sca.py: the semi-supervised SCA of N^power (Niitsuma 2022, Def. 5) instead of LCA.
+        progress : callable, optional
+            ``progress(iteration, worst relative residual)`` after the sketch and each power iteration.
+
+        Returns
+        -------
+        self, with ``vectors_`` (words x dims, float32), ``singular_values_``, ``relative_residuals_``,
+        ``power_iterations_`` and ``total_inertia_``.
+        """
         N = elementwise_power(N, self.power) if self.power != 1 else N
         return self.decompose(CAOperator(N) if supervision is None else sca_operator(N, supervision), progress)
 
@@ -83,11 +115,6 @@ class PPMISVD(SpectralWordVectors):
         return self.decompose(PPMIOperator(N, self.smoothing), progress)
 
 
-def unit_rows(V: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(V, axis=1, keepdims=True)
-    return V / np.where(norms > 0, norms, 1)
-
-
 def word_similarity(words: list[str], vectors: np.ndarray, pairs: list[tuple[str, str, float]]) -> dict:
     """Spearman's rho between cosine similarities and human scores over the pairs with both words
     known, and the share of pairs left out (as gensim's evaluate_word_pairs)."""
@@ -95,7 +122,7 @@ def word_similarity(words: list[str], vectors: np.ndarray, pairs: list[tuple[str
     known = [(index[a], index[b], score) for a, b, score in pairs if a in index and b in index]
     result = {"pairs": len(pairs), "oov_ratio": 1 - len(known) / len(pairs) if pairs else 0.0, "spearman": None}
     if len(known) >= 3:
-        V = unit_rows(np.asarray(vectors, dtype=np.float64))
+        V = normalize_rows(np.asarray(vectors, dtype=np.float64))
         left, right, human = (np.array(column) for column in zip(*known))
         cosine = np.einsum("ij,ij->i", V[left], V[right])
         result["spearman"] = float(spearmanr(cosine, human).statistic)
@@ -112,3 +139,10 @@ def vectors_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> tuple[
                           "singular_values": ("f", ("dims",)), "relative_residuals": ("f", ("dims",))},
                  optional=("relative_residuals",))
     return arrays["vocab"].tolist(), arrays["vectors"]
+
+
+def load_vectors(path: str) -> tuple[list[str], np.ndarray]:
+    """(words, vectors) of a ``ca-vectors`` artifact (``.npz``) or of a word2vec text file."""
+    if path.endswith(".npz"):
+        return artifact.load(path, KIND, vectors_from_artifact)[1]
+    return read_word2vec_text(path)

@@ -1,4 +1,4 @@
-"""Semi-supervised correspondence analysis (Niitsuma, Def. 5, Eq. 57-58) as a delayed operator.
+"""Semi-supervised correspondence analysis (Niitsuma 2022, Def. 5, Eq. 57-58) as a delayed operator.
 
 With tuning tables Gamma^r = Gamma^c = 11^T + S (S: the supervised pairs' ratio changes, weight x
 score / max score, symmetric, zero elsewhere; S = 0 gives LCA exactly), SCA decomposes
@@ -21,7 +21,7 @@ from .svd import CAOperator
 def supervision_matrix(pairs: list[tuple[int, int, float]], size: int, weight: float) -> sp.csr_matrix:
     """S from (word, word, score) pairs: weight x score / max score, symmetric, no diagonal.
 
-    The tuning ratio of a pair is then 1 + S_ij (Eq. 57): 1 leaves the pair as in LCA."""
+    The tuning ratio of a pair is then 1 + S_ij (Niitsuma 2022, Eq. 57): 1 leaves the pair as in LCA."""
     if not pairs:
         return sp.csr_matrix((size, size))
     rows, cols, scores = (np.array(column) for column in zip(*pairs))

@@ -1,8 +1,9 @@
-"""The delayed sparse randomized SVD of the CA matrix (Niitsuma, §6, Eq. 59-61).
+"""The delayed sparse randomized SVD of the CA matrix (Niitsuma 2022, §6, Eq. 59-61).
 
-The CA matrix Xi_hat = D(r/n)^-1/2 (N/n - r c^T/n^2) D(c/n)^-1/2 (Eq. 59, margins as proportions) is dense even when N is
-sparse. It is never formed: ``CAOperator`` multiplies it with a block of vectors from the left
-(Eq. 60) and from the right (Eq. 61) with one sparse product and one rank-one correction each, and
+The CA matrix Xi_hat = D(r/n)^-1/2 (N/n - r c^T/n^2) D(c/n)^-1/2 (Niitsuma 2022, Eq. 59, margins as
+proportions) is dense even when N is sparse. It is never formed: ``CAOperator`` multiplies it with a block
+of vectors from the left (Niitsuma 2022, Eq. 60) and from the right (Niitsuma 2022, Eq. 61) with one sparse
+product and one rank-one correction each, and
 the randomized SVD of Halko, Martinsson & Tropp (2011) needs nothing else: a seeded Gaussian
 sketch, power iterations with re-orthonormalisation, and the SVD of the small projected matrix.
 """
@@ -29,12 +30,12 @@ class DelayedOperator:
         self.shape = (a.size, b.size)
 
     def matmat(self, Z: np.ndarray) -> np.ndarray:
-        """The operator times Z (right-dot, Eq. 61)."""
+        """The operator times Z (right-dot, Niitsuma 2022, Eq. 61)."""
         W = self.col_scale[:, None] * Z
         return self.row_scale[:, None] * (self.product(W) - np.outer(self.a, self.b @ W))
 
     def rmatmat(self, Z: np.ndarray) -> np.ndarray:
-        """Its transpose times Z (left-dot, Eq. 60, transposed)."""
+        """Its transpose times Z (left-dot, Niitsuma 2022, Eq. 60, transposed)."""
         W = self.row_scale[:, None] * Z
         return self.col_scale[:, None] * (self.rproduct(W) - np.outer(self.b, self.a @ W))
 
@@ -52,7 +53,7 @@ class CAOperator(DelayedOperator):
         self.r = np.asarray(self.N.sum(axis=1)).ravel()
         self.c = np.asarray(self.N.sum(axis=0)).ravel()
         # margins as proportions: the singular values are CA's usual ones (their squares are the principal
-        # inertias, summing to chi^2/n); with raw counts (as printed in Eq. 59) all are 1/n of that
+        # inertias, summing to chi^2/n); with raw counts (as printed in Niitsuma 2022, Eq. 59) all are 1/n of that
         super().__init__(lambda W: self.N @ W / self.n, lambda W: self.N.T @ W / self.n, self.r / self.n,
                          self.c / self.n, self.r / self.n, self.c / self.n)
 

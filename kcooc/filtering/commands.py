@@ -9,15 +9,13 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from .. import artifact
 from ..cliutils import (KcoocCommand, Timer, check_outputs, config_options, guarded, input_options, input_overrides,
                         jobs_option, load_config, locked_outputs, output_option, progress, require, run_options,
                         seed_option, work_dir_option, write_summary)
 from ..config import NULL, to_dict
-from ..errors import InputError
 from ..engine import make_engine
 from ..io import atomic_output, beside, check_directory, display_name, rereadable_input, run_directory
-from ..phsic.commands import load_model, parse_sigma, save_model
+from ..phsic.commands import parse_sigma
 from ..phsic.config import PhsicConfig
 from .config import SCRIPT_LANGUAGE, FilterConfig
 from .rules import PASS, REASONS
@@ -30,7 +28,6 @@ if TYPE_CHECKING:
     from .job import FilterJob, LearnedScorer
 
 PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
-KIND = "filter"
 
 
 @click.command("filter-parallel", cls=KcoocCommand)
@@ -91,6 +88,7 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
           --scheduler tcp://scheduler:8786
     """
     from .job import FilterJob, LearnedScorer, Workspace, mark_duplicates, reason_counts
+    from .persistence import save_learned
     from .scorer import feature_names
 
     modes = {k: options[k] for k in ("top_k", "top_ratio", "word_budget") if options.get(k) is not None}
@@ -132,10 +130,10 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
         write_outputs(job, reasons, scores, output, scores_path, annotated_path, learned)
         seconds["write"] = lap.seconds()
         if save_model_path and learned is not None:
-            save_learned(save_model_path, cfg, model, specs or job_encoder_specs(cfg), learned, job.input_sha256)
+            save_learned(save_model_path, to_dict(cfg), model, specs or job_encoder_specs(cfg), learned, job.input_sha256)
         elif save_model_path:
-            save_model(save_model_path, {k: v for k, v in to_dict(cfg).items() if k in PHSIC_SECTIONS}, model,
-                       specs or job_encoder_specs(cfg), job.input_sha256)
+            model.save(save_model_path, config={k: v for k, v in to_dict(cfg).items() if k in PHSIC_SECTIONS},
+                       encoders=specs or job_encoder_specs(cfg), data_sha256=job.input_sha256)
         seconds["total"] = timer.seconds()
         write_summary(summary_path, {
             "command": "filter-parallel", "input": display_name(input_path), "input_sha256": job.input_sha256,
@@ -161,18 +159,19 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
                   learned: LearnedScorer | None = None) -> tuple[PHSIC, list | None]:
     """Screen the corpus and learn PHSIC on the pairs that pass the rules (or load a given model);
     with ``learned``, also the corpus counts and the classifier (stored in ``learned``)."""
-    from ..phsic.model import PHSIC
+    from ..phsic.model import PHSIC, load_phsic
     from .job import FilterContext, is_feature_space
+    from .persistence import load_learned
     from .scorer import train
 
     lap = Timer()
     if model_path and learned is not None:
-        header, model = load_learned(model_path, cfg, learned)
+        header, model = load_learned(model_path, cfg.src_lang, cfg.tgt_lang, learned)
         job.screen(None, header["encoders"], learned)
         seconds["screen"] = lap.seconds()
         return model, header["encoders"]
     if model_path:
-        header, model = load_model(model_path)
+        header, model = load_phsic(model_path)
         require(isinstance(header["encoders"], list), f"{model_path} was trained on precomputed vectors; "
                 "filter-parallel needs a model with its encoders")
         job.screen(None, header["encoders"])
@@ -202,49 +201,6 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
             cfg.learn.regularization, cfg.seed, cfg.learn.language_prior)
         seconds["train"] = lap.seconds()
     return model, None
-
-
-def save_learned(path: str, cfg: FilterConfig, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
-                 data_hash: str) -> None:
-    """A ``filter`` artifact: PHSIC, the corpus counts and the classifier, with the config."""
-    phsic_params, phsic_arrays = model.state()
-    classifier_params, classifier_arrays = learned.classifier.state()
-    counts = {k: v.astype(np.int64) for k, v in learned.counts.arrays().items()}
-    arrays = {**{f"phsic_{k}": v for k, v in phsic_arrays.items()}, **{f"counts_{k}": v for k, v in counts.items()},
-              **{f"classifier_{k}": v for k, v in classifier_arrays.items()}}
-    artifact.save(path, KIND, arrays, {
-        "config": to_dict(cfg), "encoders": encoders, "data_sha256": data_hash, "phsic": phsic_params,
-        "classifier": classifier_params, "features": learned.names, "src_lang": cfg.src_lang,
-        "tgt_lang": cfg.tgt_lang, "validation": learned.validation})
-
-
-def load_learned(path: str, cfg: FilterConfig, learned: LearnedScorer) -> tuple[dict, PHSIC]:
-    """Read a ``filter`` artifact into ``learned``; its languages must be the run's."""
-    from ..phsic.model import PHSIC
-    from .features import CorpusCounts
-    from .scorer import PairClassifier
-
-    header, arrays = artifact.load(path, KIND)
-    for key in ("src_lang", "tgt_lang"):
-        require(header.get(key) == getattr(cfg, key), f"{path} was trained with --{key.replace('_', '-')} "
-                f"{header.get(key)}; this run has {getattr(cfg, key)}")
-    part = lambda prefix: {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}  # noqa: E731
-    try:
-        model = PHSIC.from_artifact({"model": header["phsic"], "config": header["config"]}, part("phsic_"))
-        counts = CorpusCounts(**part("counts_"))
-        classifier = PairClassifier.from_state(header["classifier"], part("classifier_"))
-        names, encoders = header["features"], header["encoders"]
-    except (KeyError, TypeError) as exc:
-        raise InputError(f"{path}: incomplete filter model ({exc})") from None
-    except InputError as exc:
-        raise InputError(f"{path}: {exc}") from None
-    buckets = counts.lexical.shape
-    require(len(buckets) == 2 and buckets[0] == buckets[1] and counts.trigrams.shape == counts.contexts.shape
-            and counts.trigrams.ndim == 2 and counts.trigrams.shape[0] == 2, f"{path}: corpus counts have bad shapes")
-    require(names == learned.names == classifier.names and isinstance(encoders, list),
-            f"{path}: its features {names} are not this run's {learned.names}")
-    learned.counts, learned.classifier, learned.validation = counts, classifier, header.get("validation")
-    return header, model
 
 
 def nothing_passed(job: FilterJob) -> str:

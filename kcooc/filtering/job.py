@@ -5,9 +5,9 @@
    for data-space kernels a seeded sample for the incomplete Cholesky pivots. With the learned
    scorer also the per-pair features of every passing pair (kept per line on disk), the corpus
    counts of features.py and the seeded sample of passing pairs' texts the classifier learns from.
-2. statistics (data-space kernels only): the statistics with the Eq. 34 features.
+2. statistics (data-space kernels only): the statistics with the Yokoi 2018, Eq. 34 features.
    (learned scorer, in the calling process: the classifier is trained on the text sample.)
-3. score: PHSIC of every passing pair (Eq. 18 / Eq. 33), or the learned probability that it is
+3. score: PHSIC of every passing pair (Yokoi 2018, Eq. 18 / Yokoi 2018, Eq. 33), or the learned probability that it is
    clean, into a float64 array on disk (with the features and the weakest one per line).
 4. write (in the calling process): the kept lines, ``--scores`` and ``--annotated``.
 
@@ -28,13 +28,13 @@ from typing import Callable, Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from ..cliutils import open_pairs
 from ..config import to_dict
 from ..encoders import build_pair_encoders, mix64
 from ..engine import Context, Engine
 from ..errors import KcoocError
 from ..kernels import KERNELS
 from ..linalg import vstack
+from ..pairs import open_pairs
 from ..phsic.model import PHSIC, CrossMoments
 from ..text import TextStats
 from .config import FilterConfig

@@ -19,7 +19,6 @@ from typing import Callable
 import numpy as np
 
 from ..errors import InputError
-from ..metrics import roc_auc
 from ..text import TextStats
 from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features
 from .noise import NOISE_KINDS, synthesize
@@ -74,7 +73,23 @@ LENGTH_EDGES = np.array([10, 25, 50, 100])  # characters: the language gate trus
 
 
 class PairClassifier:
-    """Standardise, expand to degree 2, logistic regression, times a language gate per side:
+    """The learned pair-quality score (PHSIC, Yokoi 2018, §6.3, is one of its features).
+
+    ``fit(F, clean)`` on feature rows (columns named by ``names``, see :func:`feature_names`) and
+    whether each pair is clean; ``predict_proba(F)`` the probability that a pair is clean; :func:`train`
+    fits on a corpus's own pairs against their synthetic noise.
+
+    Parameters
+    ----------
+    names : list of str
+        The feature of every column.
+    regularization : float, default 1.0
+        Inverse L2 strength C of the logistic regression.
+    seed : int, default 0
+    language_prior : float, default 0.9
+        Prior share of sides in their declared language (the language gate below).
+
+    Standardise, expand to degree 2, logistic regression, times a language gate per side:
     ``predict_proba`` = sigmoid(w.z + z^T S z + b) x prod over sides (P + (1 - P) q).
 
     P is the identifier's posterior of the side's expected language; q the probability that the
@@ -215,6 +230,8 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
     clean = np.repeat([True, False], len(src))
     held = np.tile(np.random.default_rng(seed + 1).random(len(src)) < validation, 2)
+    from sklearn.metrics import roc_auc_score
+
     classifier = PairClassifier(names, regularization, seed, language_prior).fit(F[~held], clean[~held])
     p = classifier.predict_proba(F[held])
     truth, kinds_held = clean[held], kinds[held[len(src):]]
@@ -222,7 +239,7 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     report = {
         "train_pairs": int((~held).sum()), "validation_pairs": int(held.sum()),
         "validation_accuracy": round(float(np.mean((p >= 0.5) == truth)), 4),
-        "validation_roc_auc": round(roc_auc(truth, p), 4),
+        "validation_roc_auc": round(float(roc_auc_score(truth, p)), 4),
         "validation_log_loss": round(float(-np.mean(np.log(np.clip(np.where(truth, p, 1 - p), 1e-15, 1)))), 4),
         "validation_recall_by_noise": {kind: round(float(np.mean(noise_p[kinds_held == k] < 0.5)), 4)
                                        for k, kind in enumerate(NOISE_KINDS) if np.any(kinds_held == k)},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import click
@@ -15,8 +16,6 @@ from ..io import atomic_output, read_text, text_lines
 from .config import KsConfig
 
 # The maths (scipy, scikit-learn) is imported where it is used, so that `--help` and option errors stay fast.
-
-SEEDED = {"s-u": "uniform", "s-z": "zero", "mcca": None}  # methods that use seeds (and the fill of S-U/S-Z)
 
 
 def read_objects(path: str) -> tuple[list[str], list[str]]:
@@ -114,9 +113,7 @@ def align_command(config_path, print_config, source, target, seeds_path, random_
       kcooc ks align -c configs/ks-docs.yaml --source en/ --target es/ --seeds seeds.tsv -o alignment.tsv
       kcooc ks align -c configs/ks-names.yaml --source en.txt --target ar.txt --gold gold.tsv --random-seeds 10
     """
-    from .align import kernelized_sorting, p_smooth
-    from .convex import convex_sorting
-    from .mcca import mcca
+    from .estimator import SEEDED, SWEEPS, KernelizedSorting
 
     cfg = load_config(KsConfig, config_path, {"method": method, "seed": seed}, print_config)
     check_outputs(output, summary_path, inputs=[source, target, seeds_path, gold_path, config_path,
@@ -137,18 +134,12 @@ def align_command(config_path, print_config, source, target, seeds_path, random_
     K, L = kernels(cfg, source_texts, target_texts)
     summary = {"command": "ks align", "method": cfg.method, "sources": len(source_ids), "targets": len(target_ids),
                "seeds": len(seeds) if cfg.method in SEEDED or cfg.method == "convex" else 0}
-    if cfg.method == "ks":
-        trace = kernelized_sorting(K, L, step=cfg.ks_step, max_iter=cfg.max_iter)
-    elif cfg.method == "convex":
-        trace = convex_sorting(K, L, seeds, max_iter=cfg.convex_iter)
-    elif cfg.method == "mcca":
-        trace = mcca(K, L, seeds, dims=cfg.mcca_dims, reg=cfg.mcca_reg, delta=cfg.delta)
-    else:
-        with make_engine("local", jobs) as engine:
-            trace, best_p, per_p = p_smooth(K, L, cfg.p_values(), seeds=seeds if SEEDED.get(cfg.method) else None,
-                                            fill=SEEDED.get(cfg.method) or "zero", delta=cfg.delta,
-                                            max_iter=cfg.max_iter, engine=engine)
-        summary.update(p=best_p, objective_per_p=[[p, round(v, 6)] for p, v in per_p])
+    sorter = KernelizedSorting(cfg.method, p_values=cfg.p_values(), delta=cfg.delta, max_iter=cfg.max_iter,
+                               step=cfg.ks_step, convex_iter=cfg.convex_iter, mcca_dims=cfg.mcca_dims, mcca_reg=cfg.mcca_reg)
+    with make_engine("local", jobs) if cfg.method in SWEEPS else contextlib.nullcontext() as engine:
+        trace = sorter.fit(K, L, seeds, engine).trace_
+    if sorter.p_ is not None:
+        summary.update(p=sorter.p_, objective_per_p=[[p, round(v, 6)] for p, v in sorter.objective_per_p_])
     matched = np.flatnonzero(trace.match >= 0)
     with atomic_output(output) as out:
         out.writelines(f"{source_ids[i]}\t{target_ids[trace.match[i]]}\t{trace.confidence[i]:.6g}\n" for i in matched)

@@ -10,53 +10,34 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from .. import artifact
 from ..cliutils import (LOG, KcoocGroupOfCommands, Timer, check_outputs, config_options, guarded, input_option, jobs_option,
                         load_config, output_option, progress, run_options, seed_option, use_threads, write_summary)
 from ..config import from_dict, to_dict
-from ..errors import InputError
-from ..extras import import_optional
 from ..io import atomic_output
 from .config import NskConfig
 from .structures import Labels, read_structures
 
 # The maths (numba, scipy) is imported where it is used, so that `--help` and option errors stay fast.
 if TYPE_CHECKING:
+    from .classifier import NSKClassifier
     from .model import ConvolutionKernel
-
-KIND = "nsk"
-
-
-def node_vectors(names: list[str], path: str) -> np.ndarray:
-    """Unit vectors of node labels from a word2vec .vec or fastText .bin file; zeros where there is none."""
-    if path.endswith(".bin"):
-        fasttext = import_optional("fasttext", "for node vectors from a fastText .bin")
-        try:
-            model = fasttext.load_model(path)
-        except ValueError as exc:
-            raise InputError(f"{path}: not a fastText model ({exc})") from None
-        vectors = np.array([model.get_word_vector(n) for n in names], np.float64)
-    else:
-        from ..encoders import read_word2vec_text
-
-        words, table = read_word2vec_text(path)
-        index = {w: i for i, w in enumerate(words)}
-        vectors = np.array([table[index[n]] if n in index else np.zeros(table.shape[1]) for n in names], np.float64)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
 def make_kernel(cfg: NskConfig, nodes: Labels, sigma: np.ndarray | None = None) -> ConvolutionKernel:
-    from .model import ConvolutionKernel
+    from .model import ConvolutionKernel, node_vectors
 
     k = cfg.kernel
     vectors = node_vectors(nodes.names, k.vectors) if k.node_kernel == "vectors" else None
     return ConvolutionKernel(k.kind, k.decay, k.max_length, sigma, vectors, k.gamma)
 
 
-def index_options(cfg: NskConfig) -> dict:
-    h = cfg.hashing
-    return {"method": h.method, "bits": h.bits, "reference_size": h.reference_size, "subset_size": h.subset_size}
+def classifier(cfg: NskConfig, kernel: ConvolutionKernel, learn: bool) -> NSKClassifier:
+    from .classifier import NSKClassifier
+
+    h, a = cfg.hashing, cfg.learn
+    return NSKClassifier(kernel, k=cfg.k, hashing=h.method, bits=h.bits, reference_size=h.reference_size,
+                         subset_size=h.subset_size, learn=learn, label_share=a.label_share, beta=a.beta, alpha=a.alpha,
+                         k_graph=a.k_graph, iterations=a.iterations, seed=cfg.seed)
 
 
 @click.group(cls=KcoocGroupOfCommands)
@@ -84,7 +65,7 @@ def train_command(config_path, print_config, input_path, output, hashing, no_lea
     """
     import numba
 
-    from .learn import learn_sigma
+    from .model import SavedModel
 
     cfg = load_config(NskConfig, config_path, {"hashing.method": hashing, "seed": seed,
                                                 "learn.enabled": False if no_learn else None}, print_config)
@@ -94,32 +75,23 @@ def train_command(config_path, print_config, input_path, output, hashing, no_lea
     edges, nodes = Labels(), Labels()
     digest = hashlib.sha256()
     data = read_structures(input_path, edges, nodes, cfg.kernel.kind, digest=digest)
-    if len(np.unique(data.labels)) < 2:
-        raise InputError("the training structures need both labels (1 and 0)")
-    kernel = make_kernel(cfg, nodes)
-    frequency = data.edge_frequencies(len(edges))
-    ranked = [int(e) for e in np.argsort(-frequency, kind="stable") if frequency[e] > 0]
-    to_learn = ranked[: max(1, int(round(cfg.learn.label_share * len(ranked))))] if cfg.learn.enabled else []
-    if to_learn:
-        with progress(quiet, unit="labels") as bar:
-            bar.unit_scale = False
-            bar.reset(total=cfg.learn.iterations * len(to_learn))
+    learner = classifier(cfg, make_kernel(cfg, nodes), learn=cfg.learn.enabled)
+    to_learn = learner.labels_to_learn(data, len(edges))
+    with progress(quiet or not to_learn, unit="labels") as bar:
+        bar.unit_scale = False
+        bar.reset(total=cfg.learn.iterations * len(to_learn))
 
-            def on_label(label, loss_off, loss_on, value):
-                bar.set_postfix_str(edges.names[label], refresh=False)
-                bar.update()
-                LOG.info(f"{edges.names[label]}: loss with sigma 0 {loss_off:.4g}, with 1 {loss_on:.4g} -> sigma {value:g}")
+        def on_label(label, loss_off, loss_on, value):
+            bar.set_postfix_str(edges.names[label], refresh=False)
+            bar.update()
+            LOG.info(f"{edges.names[label]}: loss with sigma 0 {loss_off:.4g}, with 1 {loss_on:.4g} -> sigma {value:g}")
 
-            report = learn_sigma(kernel, data, to_learn, cfg.learn.beta, cfg.learn.alpha, cfg.learn.k_graph,
-                                 cfg.learn.iterations, index_options(cfg), cfg.seed, on_label)
-        sigma, losses, evaluations = report.sigma, report.losses, report.evaluations
-    else:
-        sigma, losses, evaluations = np.ones(len(edges)), [], 0
+        learned = learner.fit(data, len(edges), on_label)
+    sigma, losses, evaluations = learned.sigma_, learned.losses_, learned.evaluations_
     zeroed = [edges.names[e] for e in to_learn if sigma[e] == 0]
-    artifact.save(output, KIND, {"sigma": sigma, **data.arrays()},
-                  {"config": to_dict(cfg), "structure_kind": data.kind, "edge_labels": edges.names,
-                   "node_labels": nodes.names, "learned_labels": [edges.names[e] for e in to_learn],
-                   "zeroed_labels": zeroed, "data_sha256": digest.hexdigest()})
+    SavedModel(data, sigma, edges, nodes).save(
+        output, config=to_dict(cfg), learned_labels=[edges.names[e] for e in to_learn], zeroed_labels=zeroed,
+        data_sha256=digest.hexdigest())
     LOG.info(f"{len(zeroed)} of {len(to_learn)} learned labels skipped (sigma = 0): {' '.join(zeroed)}")
     write_summary(summary_path, {"command": "nsk train", "structures": len(data), "positives": int(data.labels.sum()),
                                  "edge_labels": len(edges), "learned_labels": len(to_learn), "zeroed_labels": zeroed,
@@ -154,11 +126,10 @@ def classify_command(model_path, input_path, output, metrics_path, k, hashing, s
     import numba
 
     from ..metrics import classification_scores
-    from .hashing import NeighbourIndex, knn_predict
-    from .model import model_from_artifact
+    from .model import load_nsk
 
     check_outputs(output, metrics_path, summary_path, inputs=[model_path, input_path])
-    header, saved = artifact.load(model_path, KIND, model_from_artifact)
+    header, saved = load_nsk(model_path)
     cfg = from_dict(NskConfig, header["config"])
     cfg.k = k or cfg.k
     cfg.hashing.method = hashing or cfg.hashing.method
@@ -168,9 +139,7 @@ def classify_command(model_path, input_path, output, metrics_path, k, hashing, s
     edges, nodes, train = saved.edges, saved.nodes, saved.train
     queries = read_structures(input_path, edges, nodes, header["structure_kind"], labels_required=False)
     kernel = make_kernel(cfg, nodes, None if stationary else saved.sigma)
-    index = NeighbourIndex(kernel, train, seed=cfg.seed, **index_options(cfg))
-    neighbours, _ = index.query(queries, cfg.k)
-    predictions, share = knn_predict(train.labels[np.maximum(neighbours, 0)], neighbours)
+    predictions, share = classifier(cfg, kernel, learn=False).fit(train).vote(queries)
     with atomic_output(output) as out:
         out.writelines(f"{p}\t{s:.4f}\n" for p, s in zip(predictions, share))
     metrics = {"structures": len(queries), "k": cfg.k, "hashing": cfg.hashing.method, "stationary": stationary,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..errors import InputError
 from .structures import Structures
 
 if TYPE_CHECKING:  # numba compiles the kernels on import; nsk's config (which reads METHODS) stays light
@@ -28,7 +29,7 @@ class NeighbourIndex:
     def __init__(self, kernel: ConvolutionKernel, data: Structures, method: str = "random-knn", bits: int | None = None,
                  reference_size: int | None = None, subset_size: int | None = None, seed: int = 0):
         if method not in METHODS:
-            raise ValueError(f"hashing method must be one of {METHODS}")
+            raise InputError(f"hashing method must be one of {METHODS}")
         self.kernel, self.data, self.method = kernel, data, method
         n = len(data)
         if method == "exact":

@@ -1,4 +1,9 @@
-"""The nonstationary convolution kernel as an object: parameters, normalisation, cached diagonals, counts."""
+"""The nonstationary convolution kernel as an object (parameters, normalisation, cached diagonals, counts),
+the word vectors of node labels, and the saved model of ``kcooc nsk train``.
+
+Reference: Sahil Garg, Greg Ver Steeg and Aram Galstyan, "Stochastic Learning of Nonstationary Kernels
+for Natural Language Modeling", AAAI 2018.
+"""
 
 from __future__ import annotations
 
@@ -6,28 +11,51 @@ import dataclasses
 
 import numpy as np
 
-from .kernels import raw_diagonal, raw_gram
+from .. import artifact
 from ..artifact import check_arrays
 from ..errors import InputError
+from ..linalg import normalize_kernel, normalize_rows
+from ..wordvectors import open_word_vectors
+from .kernels import raw_diagonal, raw_gram
 from .structures import STRUCTURE_ARRAYS, Labels, Structures
 
 KINDS = {"path": 0, "tree": 1}
+KIND = "nsk"
+
+
+def node_vectors(names: list[str], path: str) -> np.ndarray:
+    """Unit vectors of node labels from a word2vec .vec or fastText .bin file; zeros where there is none."""
+    vectors, _ = open_word_vectors(path).lookup(names)
+    return normalize_rows(np.asarray(vectors, np.float64))
 
 
 class ConvolutionKernel:
-    """K(.,.; sigma) of §5.1 on paths or trees, normalised; ``evaluations`` counts kernel values computed.
+    """K(.,.; sigma) of Garg 2018, §5.1 on paths or trees, normalised; ``evaluations`` counts kernel values computed.
 
-    ``sigma`` holds one weight per edge-label id (1 = attend, 0 = skip the label's tuples); labels
-    beyond its length weigh 1. ``vectors`` (node id x d, unit rows; all-zero rows = no vector, compared
-    by exact match) switches k_n to the word-vector kernel with sparsity ``gamma``.
+    Parameters
+    ----------
+    kind : {"path", "tree"}
+        Mooney & Bunescu's subsequence kernel on tuple sequences, or Zelenko et al.'s tree kernel.
+    lam : float, default 0.8
+        The gap / span decay lambda in (0, 1].
+    max_length : int, default 4
+        path: the longest common subsequence counted.
+    sigma : ndarray, optional
+        One weight per edge-label id (1 = attend, 0 = skip the label's tuples); labels beyond its
+        length weigh 1.
+    vectors : ndarray, optional
+        (node id x d, unit rows; all-zero rows = no vector, compared by exact match): switches k_n to
+        the word-vector kernel exp(w'w - 1)((w'w - gamma)/(1 - gamma))_+ with sparsity ``gamma``.
+
+    Calling it with (X, rows, Y, cols) returns the normalised kernel between X[rows] and Y[cols].
     """
 
     def __init__(self, kind: str, lam: float = 0.8, max_length: int = 4, sigma: np.ndarray | None = None,
                  vectors: np.ndarray | None = None, gamma: float = 0.6):
         if kind not in KINDS:
-            raise ValueError(f"kind must be path or tree, got {kind!r}")
+            raise InputError(f"kind must be path or tree, got {kind!r}")
         if not 0 < lam <= 1 or max_length < 1 or not -1 < gamma < 1:
-            raise ValueError("need 0 < lambda <= 1, max_length >= 1, -1 < gamma < 1")
+            raise InputError("need 0 < lambda <= 1, max_length >= 1, -1 < gamma < 1")
         self.kind, self.lam, self.max_length, self.gamma = kind, float(lam), int(max_length), float(gamma)
         self.sigma = np.ones(0) if sigma is None else np.asarray(sigma, np.float64)
         if vectors is None:
@@ -70,10 +98,7 @@ class ConvolutionKernel:
     def __call__(self, X: Structures, rows: np.ndarray, Y: Structures, cols: np.ndarray) -> np.ndarray:
         """Normalised K between X[rows] and Y[cols]: K / sqrt(K(x,x) K(y,y)), 0 when either is 0."""
         rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
-        scale = np.sqrt(np.outer(self.diagonal(X)[rows], self.diagonal(Y)[cols]))
-        out = np.zeros(scale.shape)
-        np.divide(self.raw(X, rows, Y, cols), scale, out=out, where=scale > 0)
-        return out
+        return normalize_kernel(self.raw(X, rows, Y, cols), self.diagonal(X)[rows], self.diagonal(Y)[cols])
 
 
 @dataclasses.dataclass
@@ -84,6 +109,13 @@ class SavedModel:
     sigma: np.ndarray
     edges: Labels
     nodes: Labels
+
+    def save(self, path: str, **header) -> None:
+        """Write an ``nsk`` artifact: sigma and the structures' arrays, the label tables and ``header``
+        (``kcooc nsk train`` adds the config, the learned and zeroed labels and the data hash)."""
+        artifact.save(path, KIND, {"sigma": self.sigma, **self.train.arrays()},
+                      {**header, "structure_kind": self.train.kind, "edge_labels": self.edges.names,
+                       "node_labels": self.nodes.names})
 
 
 def model_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> SavedModel:
@@ -104,3 +136,8 @@ def model_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> SavedMod
     if len(train) == 0:
         raise InputError("no training structures")
     return SavedModel(train, arrays["sigma"], Labels(edge_names), Labels(node_names))
+
+
+def load_nsk(path: str) -> tuple[dict, SavedModel]:
+    """The header and the model of an ``nsk`` artifact, checked against its schema (:func:`model_from_artifact`)."""
+    return artifact.load(path, KIND, model_from_artifact)

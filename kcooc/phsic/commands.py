@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
 
 import click
 import numpy as np
 
-from .. import artifact
 from ..cliutils import (LOG, KcoocGroupOfCommands, Timer, check_outputs, config_options, guarded, input_options,
-                        input_overrides, load_config, locked_outputs, open_pairs, output_option, progress, require,
+                        input_overrides, load_config, locked_outputs, output_option, progress, require,
                         run_options, seed_option, work_dir_option, write_summary)
 from ..config import to_dict
-from ..errors import InputError
 from ..io import atomic_output, beside, check_directory, display_name, run_directory
 from .config import PhsicConfig
 
 # The maths (scipy, numba) is imported where it is used, so that `--help` and option errors stay fast.
-if TYPE_CHECKING:
-    from .model import PHSIC
-
-KIND = "phsic"
 
 vectors_options = [
     click.option("--x-vectors", default=None, help="Precomputed x vectors (.npy, one row per pair) instead of an encoder."),
@@ -90,7 +83,7 @@ def train_command(config_path, print_config, input_path, output, x_vectors, y_ve
 
 def train_model(cfg: PhsicConfig, input_path, output, x_vectors, y_vectors, spool_dir, quiet, summary_path) -> None:
     from ..encoders import build_pair_encoders
-    from ..pairs import encoded_pairs, vector_pairs
+    from ..pairs import encoded_pairs, open_pairs, vector_pairs
     from .model import PHSIC
     from .stream import train
 
@@ -108,8 +101,8 @@ def train_model(cfg: PhsicConfig, input_path, output, x_vectors, y_vectors, spoo
     with progress(quiet) as bar:
         train(blocks, model, sample_size=cfg.kernel.sample, spool_dir=spool_dir, on_block=bar.update)
     data_hash = reader.sha256.hexdigest() if reader else vectors_hash(x_vectors, y_vectors)
-    save_model(output, to_dict(cfg), model, [e.spec() for e in encoders] if encoders
-               else {"x_vectors": x_vectors, "y_vectors": y_vectors}, data_hash)
+    model.save(output, config=to_dict(cfg), data_sha256=data_hash,
+               encoders=[e.spec() for e in encoders] if encoders else {"x_vectors": x_vectors, "y_vectors": y_vectors})
     write_summary(summary_path, {
         "command": "phsic train", "pairs": model.moments.n, "input": display_name(input_path),
         "read": reader.stats.as_dict() if reader else None, "hsic": model.hsic(), "output": output,
@@ -123,26 +116,6 @@ def vectors_hash(*paths: str) -> str:
             for chunk in iter(lambda: f.read(1 << 20), b""):
                 digest.update(chunk)
     return digest.hexdigest()
-
-
-def save_model(path: str, config: dict, model: PHSIC, encoders: list[dict] | dict, data_hash: str) -> None:
-    """A ``phsic`` artifact: the statistics and maps, the config, the encoders' specs and the data hash."""
-    params, arrays = model.state()
-    artifact.save(path, KIND, arrays, {"config": config, "model": params, "data_sha256": data_hash,
-                                       "encoders": encoders})
-
-
-def load_model(path: str) -> tuple[dict, PHSIC]:
-    """A ``phsic`` artifact checked against its schema (PHSIC.from_artifact); anything else exits 2."""
-    return artifact.load(path, KIND, read_phsic)
-
-
-def read_phsic(header: dict, arrays: dict) -> PHSIC:
-    from .model import PHSIC
-
-    if not isinstance(header.get("encoders"), (list, dict)):
-        raise InputError("header lacks the encoders' specs")
-    return PHSIC.from_artifact(header, arrays)
 
 
 @phsic.command("score")
@@ -166,8 +139,10 @@ def score_command(model_path, input_path, output, score_only, candidates, encode
       kcooc phsic score -m runs/phsic.npz -i data/dialogue/test.tsv > scored.tsv
       kcooc phsic score -m runs/phsic.npz -i candidates.tsv --candidates -o ranked.tsv
     """
+    from .model import load_phsic
+
     check_outputs(output, summary_path, inputs=[model_path, input_path, x_vectors, y_vectors])
-    header, model = load_model(model_path)
+    header, model = load_phsic(model_path)
     cfg = load_config(PhsicConfig, None, {**_flatten(header["config"]), **input_overrides(options)})
     require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
     require(not (candidates and x_vectors and input_path == "-"), "--candidates needs the input TSV to group contexts")
@@ -179,7 +154,7 @@ def score_command(model_path, input_path, output, score_only, candidates, encode
 def score_pairs(header, model, cfg, input_path, output, score_only, candidates, encoder_model, x_vectors, y_vectors,
                 quiet, summary_path, model_path) -> None:
     from ..encoders import build_pair_encoders
-    from ..pairs import encoded_pairs, vector_pairs
+    from ..pairs import encoded_pairs, open_pairs, vector_pairs
     from .stream import format_scores, rank_candidates, score_blocks, write_scored
 
     timer = Timer()
@@ -236,15 +211,15 @@ def merge_command(models, output, quiet, summary_path):
     Example:
       kcooc phsic merge shard-*.npz -o model.npz
     """
-    from .model import PHSIC, CrossMoments
+    from .model import PHSIC, CrossMoments, load_phsic
 
     check_outputs(output, summary_path, inputs=models)
-    first_header, first = load_model(models[0])
+    first_header, first = load_phsic(models[0])
     first_arrays = first.state()[1]
     moments = None
     hashes = []
     for path in models:
-        header, model = load_model(path) if path != models[0] else (first_header, first)
+        header, model = load_phsic(path) if path != models[0] else (first_header, first)
         arrays = model.state()[1]
         same = (header["encoders"] == first_header["encoders"]
                 and {k: v for k, v in header["model"].items() if k != "n"}
@@ -256,9 +231,8 @@ def merge_command(models, output, quiet, summary_path):
         hashes.append(str(header.get("data_sha256")))
     merged = PHSIC.from_state({**first_header["model"], "n": moments.n},
                               {**first_arrays, "sum_x": moments.sum_x, "sum_y": moments.sum_y, "sum_xy": moments.sum_xy})
-    params, arrays = merged.state()
-    kept = {k: v for k, v in first_header.items() if k not in ("kind", "format_version", "kcooc_version")}
-    artifact.save(output, KIND, arrays, {**kept, "model": params, "merged_from": list(models),
-                                         "data_sha256": hashlib.sha256("".join(hashes).encode()).hexdigest()})
+    kept = {k: v for k, v in first_header.items() if k not in ("kind", "format_version", "kcooc_version", "model")}
+    merged.save(output, **{**kept, "merged_from": list(models),
+                           "data_sha256": hashlib.sha256("".join(hashes).encode()).hexdigest()})
     LOG.info(f"merged {len(models)} models: {moments.n:,} pairs")
     write_summary(summary_path, {"command": "phsic merge", "models": list(models), "pairs": moments.n, "output": output})

@@ -1,15 +1,19 @@
-"""Pointwise HSIC (Yokoi et al., 2018, "Pointwise HSIC: A Linear-Time Kernelized Co-occurrence Norm").
+"""Pointwise HSIC.
 
-PHSIC(x, y) = (phi(x) - mean phi)^T C_XY (psi(y) - mean psi)            (Eq. 14, estimator Eq. 18)
-C_XY = 1/n sum_i phi(x_i) psi(y_i)^T - mean phi mean psi^T                (Eq. 21)
+Reference: Sho Yokoi, Sosuke Kobayashi, Kenji Fukumizu, Jun Suzuki and Kentaro Inui, "Pointwise HSIC:
+A Linear-Time Kernelized Co-occurrence Norm for Sparse Linguistic Expressions", EMNLP 2018.
 
-* Linear and cosine kernels use their explicit feature maps (Eq. 19).
-* Any other kernel (RBF Eq. 24, Laplacian, polynomial) uses the incomplete Cholesky feature map
-  a(x) (Appendix B, Eq. 28-29, 34): PHSIC_ICD(x, y) = (a - mean a)^T C_ICD (b - mean b) (Eq. 32-33).
+PHSIC(x, y) = (phi(x) - mean phi)^T C_XY (psi(y) - mean psi)      (Yokoi 2018, Eq. 14; estimator Eq. 18)
+C_XY = 1/n sum_i phi(x_i) psi(y_i)^T - mean phi mean psi^T          (Yokoi 2018, Eq. 21)
+
+* Linear and cosine kernels use their explicit feature maps (Yokoi 2018, Eq. 19).
+* Any other kernel (RBF: Yokoi 2018, Eq. 24; Laplacian; polynomial) uses the incomplete Cholesky
+  feature map a(x) (Yokoi 2018, Appendix B, Eq. 28-29, 34):
+  PHSIC_ICD(x, y) = (a - mean a)^T C_ICD (b - mean b) (Yokoi 2018, Eq. 32-33).
 
 Both cases reduce training to the mergeable sufficient statistics (n, sum phi, sum psi,
 sum phi psi^T) of :class:`CrossMoments`, so shards can be trained apart and merged, and
-scoring a block is two matrix products. HSIC itself (Eq. 30-31) is ||C||_F^2.
+scoring a block is two matrix products. HSIC itself (Yokoi 2018, Eq. 30-31) is ||C||_F^2.
 """
 
 from __future__ import annotations
@@ -19,10 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from .. import artifact
 from ..artifact import check_arrays
 from ..errors import InputError
 from ..kernels import BANDWIDTH_KERNELS, KERNELS, IncompleteCholeskyMap, Kernel, make_kernel, median_distance
 from ..linalg import add_cross_product, dense, normalize_rows, rowwise_bilinear, with_ones_column
+
+KIND = "phsic"
 
 
 @dataclass
@@ -42,7 +49,7 @@ class CrossMoments:
         """Add a block of feature-mapped pairs (rows of Phi and Psi; dense or sparse).
 
         Products run in float64: C = E[phi psi^T] - E[phi] E[psi]^T cancels most of its digits
-        (Eq. 21), and single precision would make sharded and serial results differ visibly.
+        (Yokoi 2018, Eq. 21), and single precision would make sharded and serial results differ visibly.
         Dense blocks get a ones column, so one GEMM gives sum phi psi^T, sum phi and sum psi.
         """
         self.n += Phi.shape[0]
@@ -65,7 +72,7 @@ class CrossMoments:
         return self.sum_x / self.n, self.sum_y / self.n
 
     def covariance(self) -> np.ndarray:
-        """The empirical cross-covariance C_XY of Eq. 21 (C_ICD of Eq. 32 on ICD features)."""
+        """The empirical cross-covariance C_XY of Yokoi 2018, Eq. 21 (C_ICD of Yokoi 2018, Eq. 32 on ICD features)."""
         mean_x, mean_y = self.means()
         return self.sum_xy / self.n - np.outer(mean_x, mean_y)
 
@@ -125,10 +132,32 @@ class FeatureMap:
 
 
 class PHSIC:
-    """PHSIC estimator with scikit-learn's shape: ``fit(X, Y)``, then ``score(X, Y)``.
+    """PHSIC estimator with scikit-learn's shape: ``fit(X, Y)``, then ``score(X, Y)`` (Yokoi 2018, Eq. 18).
 
-    X and Y hold the encoded pairs row by row. For streaming use, call ``fit_maps`` on a
-    sample (data-space kernels only), then ``partial_fit`` block by block.
+    X and Y hold the encoded pairs row by row (dense arrays or scipy CSR). For streaming use, call
+    ``fit_maps`` on a sample (data-space kernels only), then ``partial_fit`` block by block and
+    ``finalize``.
+
+    Parameters
+    ----------
+    kernel : {"linear", "cos", "rbf", "laplacian", "poly"}, default "cos"
+        The kernel on both sides; linear and cos in feature space (Yokoi 2018, Eq. 19), the others by
+        incomplete Cholesky (Yokoi 2018, Eq. 28-34).
+    sigma : float or "median", default "median"
+        rbf/laplacian bandwidth; "median" takes the median distance of a sample.
+    rank : int, default 100
+        Incomplete Cholesky rank d (at most); ``tol`` stops it earlier.
+    degree, gamma, coef0 : poly kernel (gamma x'y + coef0)^degree.
+    normalize : bool, default False
+        Scale the sentence vectors to unit length before the kernel.
+    seed : int, default 0
+        Seed of the median-distance sample.
+
+    Attributes
+    ----------
+    moments : CrossMoments
+        The sufficient statistics (n, sum phi, sum psi, sum phi psi^T).
+    mean_x_, mean_y_, covariance_ : the centring vectors and C_XY (Yokoi 2018, Eq. 20-21).
     """
 
     def __init__(self, kernel: str = "cos", *, sigma: float | str = "median", rank: int = 100,
@@ -173,7 +202,7 @@ class PHSIC:
         return self.fit_maps(X, Y).partial_fit(X, Y).finalize()
 
     def finalize(self) -> "PHSIC":
-        """Freeze the statistics into the centring vectors and C (Eq. 20-21)."""
+        """Freeze the statistics into the centring vectors and C (Yokoi 2018, Eq. 20-21)."""
         if self.moments is None or self.moments.n == 0:
             raise InputError("no training pairs")
         self.mean_x_, self.mean_y_ = self.moments.means()
@@ -182,7 +211,7 @@ class PHSIC:
 
     # -- scoring --------------------------------------------------------------------------------
     def score(self, X, Y) -> np.ndarray:
-        """PHSIC of each row pair (Eq. 18; Eq. 33 for ICD), one matrix product per block."""
+        """PHSIC of each row pair (Yokoi 2018, Eq. 18; Yokoi 2018, Eq. 33 for ICD), one matrix product per block."""
         if X.shape[0] != Y.shape[0]:
             raise InputError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}")
         for side, M, feature_map, dim in (("x", X, self.x_map, self.covariance_.shape[0]),
@@ -204,10 +233,38 @@ class PHSIC:
         return dense(Z @ self.y_map(Y).T) - (Z @ self.mean_y_)[:, None]
 
     def hsic(self) -> float:
-        """HSIC = mean of in-sample PHSIC = ||C||_F^2 (Eq. 30-31)."""
+        """HSIC = mean of in-sample PHSIC = ||C||_F^2 (Yokoi 2018, Eq. 30-31)."""
         return float(np.sum(self.covariance_**2))
 
     # -- persistence ----------------------------------------------------------------------------
+    def save(self, path: str, *, config: dict | None = None, encoders: list[dict] | dict | None = None,
+             data_sha256: str | None = None, **header) -> None:
+        """Write a ``phsic`` artifact (``.npz``: the statistics and maps, a JSON header).
+
+        Parameters
+        ----------
+        path : str
+            The file to write (atomically).
+        config : dict, optional
+            The resolved configuration the model was trained with (``kcooc phsic score`` reads
+            its input options from it).
+        encoders : list of dict or dict, optional
+            The specs of the x and y sentence encoders, or the paths of precomputed vectors.
+        data_sha256 : str, optional
+            A hash of the training data.
+        **header
+            Further JSON-serialisable header entries.
+        """
+        params, arrays = self.state()
+        encoders = [] if encoders is None else encoders
+        artifact.save(path, KIND, arrays, {**header, "config": config or {}, "model": params, "data_sha256": data_sha256,
+                                           "encoders": encoders})
+
+    @classmethod
+    def load(cls, path: str) -> "PHSIC":
+        """The model saved at ``path`` by :meth:`save` (or ``kcooc phsic train``); InputError if it is not one."""
+        return load_phsic(path)[1]
+
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
         x_params, x_arrays = self.x_map.state("x_")
         y_params, y_arrays = self.y_map.state("y_")
@@ -247,3 +304,13 @@ class PHSIC:
         model.y_map = FeatureMap.from_state(params["y_kernel"], arrays, "y_")
         model.moments = CrossMoments(params["n"], arrays["sum_x"], arrays["sum_y"], arrays["sum_xy"])
         return model.finalize()
+
+
+def load_phsic(path: str) -> tuple[dict, PHSIC]:
+    """The header and the model of a ``phsic`` artifact, checked against its schema (:meth:`PHSIC.from_artifact`)."""
+    def read(header: dict, arrays: dict) -> PHSIC:
+        if not isinstance(header.get("encoders"), (list, dict)):
+            raise InputError("header lacks the encoders' specs")
+        return PHSIC.from_artifact(header, arrays)
+
+    return artifact.load(path, KIND, read)

@@ -3,7 +3,7 @@
 Feature-space kernels (linear, cos) need one pass: each block only updates the mergeable
 statistics. Data-space kernels (ICD) need the pivots first, so blocks are spooled to disk,
 the decomposition runs on a seeded uniform sample (all pairs by default, as in the paper),
-and a second pass over the spool updates the statistics with the Eq. 34 features.
+and a second pass over the spool updates the statistics with the Yokoi 2018, Eq. 34 features.
 """
 
 from __future__ import annotations

@@ -61,30 +61,12 @@ def read_examples(path: str, cfg: SrkConfig, labels_required: bool) -> Examples:
 
 def kernel_matrices(cfg: SrkConfig, train: Examples, test: Examples, cache_dir: str | None, quiet: bool):
     """(train x train, test x train) normalised kernel sums, and the seconds spent per term."""
-    from .gram import TileCache, Vocabulary, build_terms, combine, pairs_digest, raw_block, term_key
+    from .estimator import StringRewritingKernel
 
-    vocabulary = Vocabulary(train.pairs + test.pairs)
-    terms = build_terms(cfg.kernels, cfg.wordnet)
-    n_train = len(train.pairs)
-    rows_train, rows_test = np.arange(n_train), np.arange(n_train, n_train + len(test.pairs))
-    digest_train, digest_test = pairs_digest(train.pairs), pairs_digest(test.pairs)
-    cache = TileCache(cache_dir)
-    train_blocks, test_blocks, diagonals, seconds = [], [], [], {}
+    kernel = StringRewritingKernel(cfg.kernels, wordnet=cfg.wordnet, tile_rows=cfg.tile_rows)
     with progress(quiet, unit="rows") as bar:
-        bar.total = (n_train + len(test.pairs)) * len(terms)
-        for term in terms:
-            timer = Timer()
-            term.prepare(vocabulary)
-            train_blocks.append(raw_block(term, rows_train, rows_train, True,
-                                          term_key(term, digest_train, digest_train, True, cfg.wordnet), cache,
-                                          cfg.tile_rows, bar.update))
-            test_blocks.append(raw_block(term, rows_test, rows_train, False,
-                                         term_key(term, digest_test, digest_train, False, cfg.wordnet), cache,
-                                         cfg.tile_rows, bar.update))
-            diagonals.append(term.diagonal())
-            seconds["+".join(term.names)] = timer.seconds()
-    return (combine(train_blocks, diagonals, rows_train, rows_train),
-            combine(test_blocks, diagonals, rows_test, rows_train), seconds)
+        bar.total = (len(train.pairs) + len(test.pairs)) * len(cfg.kernels)
+        return kernel.train_test(train.pairs, test.pairs, cache_dir, bar.update)
 
 
 @click.group(cls=KcoocGroupOfCommands)

@@ -17,6 +17,7 @@ import numpy as np
 import snowballstemmer
 
 from ..io import atomic_output
+from ..linalg import normalize_kernel
 from .kernel import EncodedPairs
 from .types import TypingScheme
 
@@ -34,7 +35,7 @@ class Vocabulary:
 
 
 class SrkTerm:
-    """kb-SRK / TESRK counts for every k of one typing scheme (Eq. 3-6)."""
+    """kb-SRK / TESRK counts for every k of one typing scheme (Gleize & Grau 2015, Eq. 3-6)."""
 
     def __init__(self, ks: list[int], pattern_types: list[str], variable_types: list[str], wordnet_dir: str | None = None):
         self.ks = sorted(set(ks))
@@ -154,21 +155,13 @@ def raw_block(term, rows: np.ndarray, cols: np.ndarray, upper: bool, key: str, c
     return out
 
 
-def normalise(block: np.ndarray, row_diag: np.ndarray, col_diag: np.ndarray) -> np.ndarray:
-    """K / sqrt(K(x,x) K(y,y)) per kernel; 0 where a diagonal is 0."""
-    product = row_diag[:, :, None] * col_diag[:, None, :]
-    scale = np.zeros(product.shape)
-    np.divide(1.0, np.sqrt(product), out=scale, where=product > 0)
-    return block * scale
-
-
 def combine(blocks: list[np.ndarray], diagonals: list[np.ndarray], rows: np.ndarray,
             cols: np.ndarray) -> np.ndarray:
     """Normalise every kernel, sum, normalise the sum (§4.1)."""
     total = np.zeros((rows.size, cols.size))
     row_total, col_total = np.zeros(rows.size), np.zeros(cols.size)
     for block, diag in zip(blocks, diagonals):
-        total += normalise(block, diag[:, rows], diag[:, cols]).sum(axis=0)
+        total += normalize_kernel(block, diag[:, rows], diag[:, cols]).sum(axis=0)
         row_total += (diag[:, rows] > 0).sum(axis=0)  # a normalised kernel's own value is 1 (or 0)
         col_total += (diag[:, cols] > 0).sum(axis=0)
-    return normalise(total[None], row_total[None], col_total[None])[0]
+    return normalize_kernel(total, row_total, col_total)

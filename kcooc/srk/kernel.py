@@ -1,7 +1,7 @@
 """k-gram bijective string rewriting kernels, plain (kb-SRK, Bu et al. 2012) and type-enriched (TESRK).
 
 Gleize & Grau (2015) define K_k((s1,t1),(s2,t2)) as the sum over all k-gram quadruples of
-K^_k (Eq. 3), the number of rewriting rules matching both k-gram pairs, which Algorithm 1
+K^_k (Gleize & Grau 2015, Eq. 3), the number of rewriting rules matching both k-gram pairs, which Algorithm 1
 (CountPerfectMatchings) counts: every zipped source position (a1,a2) either has a common pattern
 type (a1 ~p a2, it may stay a pattern element) or becomes a wildcard linked one-to-one to a zipped
 target position (b1,b2) whose substitutions have variable types (a1 ~v b1 and a2 ~v' b2); every
@@ -19,7 +19,7 @@ rule shared by (B) and (C) counts. We compute that count exactly, faster than Al
   factorises: (# source k-gram pairs with all positions pattern-related) x (# target ones), counted
   from runs along the diagonals of the pattern-relation matrix.
 
-This equals Eq. 3 with Algorithm 1 (tests/test_srk.py checks it against a literal transcription of
+This equals Gleize & Grau 2015, Eq. 3 with Algorithm 1 (tests/test_srk.py checks it against a literal transcription of
 both, and against an explicit enumeration of rules where the two definitions coincide). Counts are
 exact int64. Rows of a Gram matrix run in parallel threads (numba prange); every entry is computed
 independently, so results never depend on the thread count or on the tiling.
@@ -274,7 +274,7 @@ class EncodedPairs:
         return self.s_ptr.size - 1
 
     def counts(self, rows: np.ndarray, cols: np.ndarray, upper: bool = False) -> np.ndarray:
-        """(len(rows), len(cols), kmax) int64: K_k between pairs ``rows`` and ``cols`` (Eq. 3).
+        """(len(rows), len(cols), kmax) int64: K_k between pairs ``rows`` and ``cols`` (Gleize & Grau 2015, Eq. 3).
 
         With ``upper`` the entries with cols[c] < rows[r] are left 0 (a symmetric block's lower half).
         """

@@ -1,7 +1,7 @@
 """Word types of TESRK (Gleize & Grau 2015, Table 1 and §2.2) as relations over a vocabulary.
 
 A type relates two words: as a *pattern type* it relates the two words a rule's pattern element
-[a|b] stands for (Eq. 2); as a *variable type* it relates the source and the target word that
+[a|b] stands for (Gleize & Grau 2015, Eq. 2); as a *variable type* it relates the source and the target word that
 fill a pair of linked wildcards (a ~ b, a in the source, b in the target). Each relation is built
 once for a whole vocabulary as a sparse boolean matrix, never per kernel call, and depends only on
 the two words — never on which other words are in the vocabulary.

@@ -2,7 +2,7 @@
 
 NLTK needs the dictionary files inside one of its data roots and a ``lexnames`` file that Debian
 does not ship; ``load`` copies the files once into a cache folder and writes ``lexnames`` from the
-table of lexicographer files in ``lexnames(5WN)`` (DATA.md, "WordNet").
+table of lexicographer files in ``lexnames(5WN)`` (the WordNet 3.0 manual page).
 """
 
 from __future__ import annotations

@@ -1,0 +1,63 @@
+"""The ``filter`` artifact: what ``filter-parallel --save-model`` writes and ``--model`` reads.
+
+One ``.npz`` holds the three parts of the learned pair-quality score: PHSIC (arrays ``phsic_*``),
+the corpus counts (``counts_*``) and the classifier (``classifier_*``), with the config, the
+encoders' specs, the feature names, the languages and the validation report in the header.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import artifact
+from ..errors import InputError
+from ..phsic.model import PHSIC
+from .features import CorpusCounts
+from .job import LearnedScorer
+from .scorer import PairClassifier
+
+KIND = "filter"
+
+
+def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
+                 data_hash: str) -> None:
+    """Write PHSIC, the corpus counts and the classifier of ``learned`` with the (resolved) ``config``."""
+    phsic_params, phsic_arrays = model.state()
+    classifier_params, classifier_arrays = learned.classifier.state()
+    counts = {k: v.astype(np.int64) for k, v in learned.counts.arrays().items()}
+    arrays = {**{f"phsic_{k}": v for k, v in phsic_arrays.items()}, **{f"counts_{k}": v for k, v in counts.items()},
+              **{f"classifier_{k}": v for k, v in classifier_arrays.items()}}
+    artifact.save(path, KIND, arrays, {
+        "config": config, "encoders": encoders, "data_sha256": data_hash, "phsic": phsic_params,
+        "classifier": classifier_params, "features": learned.names, "src_lang": config["src_lang"],
+        "tgt_lang": config["tgt_lang"], "validation": learned.validation})
+
+
+def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, learned: LearnedScorer) -> tuple[dict, PHSIC]:
+    """Read a ``filter`` artifact into ``learned``; its languages must be ``src_lang`` and ``tgt_lang``."""
+    header, arrays = artifact.load(path, KIND)
+    for key, value in (("src_lang", src_lang), ("tgt_lang", tgt_lang)):
+        _require(header.get(key) == value, f"{path} was trained with --{key.replace('_', '-')} "
+                 f"{header.get(key)}; this run has {value}")
+    part = lambda prefix: {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}  # noqa: E731
+    try:
+        model = PHSIC.from_artifact({"model": header["phsic"], "config": header["config"]}, part("phsic_"))
+        counts = CorpusCounts(**part("counts_"))
+        classifier = PairClassifier.from_state(header["classifier"], part("classifier_"))
+        names, encoders = header["features"], header["encoders"]
+    except (KeyError, TypeError) as exc:
+        raise InputError(f"{path}: incomplete filter model ({exc})") from None
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    buckets = counts.lexical.shape
+    _require(len(buckets) == 2 and buckets[0] == buckets[1] and counts.trigrams.shape == counts.contexts.shape
+             and counts.trigrams.ndim == 2 and counts.trigrams.shape[0] == 2, f"{path}: corpus counts have bad shapes")
+    _require(names == learned.names == classifier.names and isinstance(encoders, list),
+             f"{path}: its features {names} are not this run's {learned.names}")
+    learned.counts, learned.classifier, learned.validation = counts, classifier, header.get("validation")
+    return header, model
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise InputError(message)
