@@ -134,7 +134,8 @@ def test_selection_equals_a_sorted_reference(values, data):
 def test_duplicates_keep_the_first_passing_copy():
     hashes = np.array([5, 7, 5, 9, 7, 5, 9], dtype=np.uint64)
     reasons = np.array([1, 0, 0, 0, 0, 0, 0], dtype=np.uint8)  # the first 5 failed a rule
-    assert mark_duplicates(reasons, hashes) == 3
+    rows, originals = mark_duplicates(reasons, hashes)
+    assert rows.tolist() == [4, 5, 6] and originals.tolist() == [1, 2, 3]  # each copy's first passing twin
     assert reasons.tolist() == [1, 0, 0, 0, CODE["duplicate"], CODE["duplicate"], CODE["duplicate"]]
 
 
