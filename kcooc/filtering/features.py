@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ..encoders import _SEPARATORS
+from ..encoders import _SEPARATORS, _mix
 from ..text import TextStats, code_points
 
 AGREEMENT = ("numbers", "placeholders", "urls", "capitals")
@@ -292,13 +292,6 @@ def trigram_ids(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray, np.n
     """
     codes, sentence_of, _ = text
     return _trigrams(codes.astype(np.uint64), sentence_of, np.uint64(buckets))
-
-
-@numba.njit(cache=True, nogil=True)
-def _mix(x):  # pragma: no cover - compiled; splitmix64's finaliser, as encoders.mix64
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
 
 
 @numba.njit(cache=True, nogil=True)
