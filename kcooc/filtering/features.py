@@ -325,7 +325,8 @@ class CorpusCounts:
 
     @classmethod
     def count(cls, src: list[str], tgt: list[str], lexical_buckets: int, fluency_buckets: int) -> "CorpusCounts":
-        lexical = np.zeros((lexical_buckets, lexical_buckets), dtype=np.int32)  # int64 once merged
+        # a cell counts pairs, so fewer than 2^16 pairs fit 16 bits (half the bytes a worker sends back); int64 once merged
+        lexical = np.zeros((lexical_buckets, lexical_buckets), dtype=np.uint16 if len(src) < 1 << 16 else np.int32)
         src, tgt = lowered(src), lowered(tgt)
         s_ids, s_ptr = token_ids(src, lexical_buckets, TOKEN_LIMIT)
         t_ids, t_ptr = token_ids(tgt, lexical_buckets, TOKEN_LIMIT)
