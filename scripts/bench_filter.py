@@ -10,7 +10,9 @@ dropped like any others, and not scored again); the learned score with deduplica
 every line, the cost per line of a corpus without duplicates. With --opusfilter-venv, OpusFilter
 runs as its users run it (``opusfilter`` on a YAML of its standard filters, as written by
 ``opusfilter-autogen --method defaults``, language ID included) on the first --opusfilter-lines
-lines of the same file, in the same run.
+lines of the same file, in the same run. Each run also reports its CPU seconds (the command and its
+workers) and ``cores_busy`` = CPU / wall: on a shared machine --jobs 2 can only scale as far as a
+second core is free.
 
     python scripts/bench_filter.py --corpus data/parallel/en-ja.tsv --workdir runs/bench-filter \
         --opusfilter-venv data/venv-opusfilter
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -38,9 +41,15 @@ def make_corpus(source: str, path: str, lines: int) -> None:
 
 
 def timed(command: list[str], **options) -> float:
-    start = time.perf_counter()
+    return timed_with_cpu(command, **options)[0]
+
+
+def timed_with_cpu(command: list[str], **options) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system, the command and its worker processes) of ``command``."""
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, **options)
-    return time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.perf_counter() - start, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def peak_rss_mb(command: list[str]) -> float:
@@ -101,11 +110,12 @@ def main() -> None:
     runs = [("phsic_jobs1", 1, "configs/filter-hashing.yaml"), ("learned_jobs1", 1, "configs/filter-learned.yaml"),
             ("learned_jobs2", 2, "configs/filter-learned.yaml"), ("learned_no_dedup_jobs1", 1, no_dedup)]
     for name, jobs, config in runs:
-        seconds = timed(kcooc(small, jobs, config))
+        seconds, cpu = timed_with_cpu(kcooc(small, jobs, config))
         summary = json.load(open(os.path.join(args.workdir, f"summary-{os.path.basename(config).split('.')[0]}-{jobs}.json")))
         results[name] = {"seconds": round(seconds, 2), "lines_per_second": round(args.lines / seconds),
                          "lines_per_second_per_core": round(args.lines / seconds / jobs),
                          "ratio_to_io_floor": round(seconds / floor, 1), "passes": summary["seconds"],
+                         "cpu_seconds": round(cpu, 2), "cores_busy": round(cpu / seconds, 2),
                          **({"classifier": summary["classifier"]} if "classifier" in summary else {})}
     results["learned_over_phsic_jobs1"] = round(results["learned_jobs1"]["seconds"] / results["phsic_jobs1"]["seconds"], 2)
     results["speedup_jobs2"] = round(results["learned_jobs1"]["seconds"] / results["learned_jobs2"]["seconds"], 2)
