@@ -7,8 +7,10 @@
    counts of features.py and the seeded sample of passing pairs' texts the classifier learns from.
 2. statistics (data-space kernels only): the statistics with the Eq. 34 features.
    (learned scorer, in the calling process: the classifier is trained on the text sample.)
-3. score: PHSIC of every passing pair (Eq. 18 / Eq. 33), or the learned probability that it is
-   clean, into a float64 array on disk (with the features and the weakest one per line).
+3. score (after deduplication): PHSIC of every passing pair (Eq. 18 / Eq. 33), or the learned
+   probability that it is clean, into a float64 array on disk (with the features and the weakest
+   one per line); a task carries only the pairs it scores, and a duplicate gets the results of its
+   first copy instead of being scored again.
 4. write (in the calling process): the kept lines, ``--scores`` and ``--annotated``.
 
 The input is cut into tasks of ``task_lines`` lines; a task's result depends on its lines only
@@ -354,7 +356,9 @@ class FilterJob:
 
     def spool(self) -> str | None:
         """Where the screen pass leaves encoded pairs for the score pass: the work directory, on
-        local engines (every worker sees it); none on Dask, whose workers may not share a disk."""
+        local engines (every worker sees it); none on Dask, whose workers may not share a disk and
+        may get another task in the score pass: sending the encoded pairs (~1 KB a pair as sparse
+        rows) there and back costs more than encoding the pairs that are scored again."""
         if self.engine.name == "dask":
             return None
         os.makedirs(self.work.file("encoded"), exist_ok=True)
