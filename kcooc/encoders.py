@@ -257,6 +257,24 @@ def _mix(x):  # pragma: no cover - compiled; as mix64
 
 
 @numba.njit(cache=True, nogil=True)
+def sort_segment(keys, values, lo, hi):  # pragma: no cover - compiled
+    """Sort keys[lo:hi] in place, values[lo:hi] alongside (may be the same array): insertion sort
+    on the short segments of one sentence, no allocation; a stable merge sort on long ones."""
+    if hi - lo > 32:
+        order = np.argsort(keys[lo:hi], kind="mergesort")
+        sorted_keys, sorted_values = keys[lo:hi][order], values[lo:hi][order]
+        keys[lo:hi], values[lo:hi] = sorted_keys, sorted_values
+        return
+    for i in range(lo + 1, hi):
+        key, value = keys[i], values[i]
+        j = i - 1
+        while j >= lo and keys[j] > key:
+            keys[j + 1], values[j + 1] = keys[j], values[j]
+            j -= 1
+        keys[j + 1], values[j + 1] = key, value
+
+
+@numba.njit(cache=True, nogil=True)
 def _polynomial(codes, start, end):  # pragma: no cover - compiled
     """sum_i (codes[i] + 1) B^(i - start) mod 2^64 over [start, end)."""
     h, power = np.uint64(0), np.uint64(1)
@@ -311,22 +329,35 @@ def _hashed_rows(codes, sentence_of, n_rows, separators, char_ngrams, word_ngram
     indptr = np.cumsum(indptr)
     fill = indptr[:-1].copy()
     columns, signs = np.empty(k, np.int64), np.empty(k, np.float32)
+    mask = np.uint64(dim - 1) if dim & (dim - 1) == 0 else np.uint64(0)  # h % dim for a power of two
     for x in range(k):
         slot = fill[rows[x]]
-        columns[slot] = np.int64(hashes[x] % np.uint64(dim))
+        columns[slot] = np.int64(hashes[x] & mask) if mask else np.int64(hashes[x] % np.uint64(dim))
         signs[slot] = np.float32(-1.0) if hashes[x] >> np.uint64(63) else np.float32(1.0)
         fill[rows[x]] += 1
     data, indices, out_ptr = np.empty(k, np.float32), np.empty(k, np.int32), np.zeros(n_rows + 1, np.int32)
     nnz = 0
+    if dim <= 4096:  # narrow rows: add into a dense row and read its touched columns in order
+        total, touched = np.zeros(dim, np.float32), np.full(dim, -1, np.int64)
+        for r in range(n_rows):
+            for x in range(indptr[r], indptr[r + 1]):
+                total[columns[x]] += signs[x]
+                touched[columns[x]] = r
+            if indptr[r + 1] > indptr[r]:
+                for c in range(dim):
+                    if touched[c] == r:
+                        indices[nnz], data[nnz] = c, total[c]
+                        total[c] = 0
+                        nnz += 1
+            out_ptr[r + 1] = nnz
+        return data[:nnz].copy(), indices[:nnz].copy(), out_ptr
     for r in range(n_rows):
-        segment = columns[indptr[r] : indptr[r + 1]]
-        values = signs[indptr[r] : indptr[r + 1]]
-        order = np.argsort(segment)
-        for x in order:
-            if nnz > out_ptr[r] and indices[nnz - 1] == segment[x]:
-                data[nnz - 1] += values[x]
+        sort_segment(columns, signs, indptr[r], indptr[r + 1])
+        for x in range(indptr[r], indptr[r + 1]):
+            if nnz > out_ptr[r] and indices[nnz - 1] == columns[x]:
+                data[nnz - 1] += signs[x]
             else:
-                indices[nnz], data[nnz] = segment[x], values[x]
+                indices[nnz], data[nnz] = columns[x], signs[x]
                 nnz += 1
         out_ptr[r + 1] = nnz
     return data[:nnz].copy(), indices[:nnz].copy(), out_ptr

@@ -69,7 +69,9 @@ def test_hashing_matches_naive_reference_on_real_non_ascii_and_bad_lines():
     odd = ["emoji 😀😀 x😀y", "ＡＢＣ全角 ｶﾀｶﾅ", "NUL\x00inside", "replaced \ufffd\ufffd bytes", "İstanbul ǅ ß Σίσυφος",
            "ab" * 4000, "\x85next\u00a0line", "carriage\rreturn"]
     sentences = x + y + odd
-    for word_ngrams, char_ngrams, dim in ((2, [], 1024), (0, [1, 2], 1024), (3, [2, 5], 7)):
+    # widths up to 4096 add into a dense row, wider ones sort each row's columns
+    for word_ngrams, char_ngrams, dim in ((2, [], 1024), (0, [1, 2], 1024), (3, [2, 5], 7), (2, [1, 3], 5000),
+                                          (1, [2], 1 << 13)):
         matrix = HashingEncoder(n_features=dim, word_ngrams=word_ngrams, char_ngrams=char_ngrams).encode(sentences)
         expected = np.stack([naive_hashing(s, dim, word_ngrams, char_ngrams) for s in sentences])
         np.testing.assert_array_equal(matrix.toarray(), expected)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ..encoders import _SEPARATORS, _mix
+from ..encoders import _SEPARATORS, _mix, sort_segment
 from ..text import TextStats, code_points
 
 AGREEMENT = ("numbers", "placeholders", "urls", "capitals")
@@ -196,24 +196,32 @@ def item_agreement(src: tuple[np.ndarray, np.ndarray], tgt: tuple[np.ndarray, np
 
 @numba.njit(cache=True, nogil=True)
 def _agreement(s_ptr, s_items, t_ptr, t_items):  # pragma: no cover - compiled
+    """|S & T| / |S | T| per row of the CSR item lists (sorted in place), 1 when both are empty."""
     out = np.empty(len(s_ptr) - 1)
     for r in range(len(out)):
-        a, b = np.unique(s_items[s_ptr[r] : s_ptr[r + 1]]), np.unique(t_items[t_ptr[r] : t_ptr[r + 1]])
-        if a.size + b.size == 0:
-            out[r] = 1.0
-            continue
-        i = j = common = 0
-        while i < a.size and j < b.size:
-            if a[i] == b[j]:
-                common += 1
-                i += 1
-                j += 1
-            elif a[i] < b[j]:
-                i += 1
+        sort_segment(s_items, s_items, s_ptr[r], s_ptr[r + 1])
+        sort_segment(t_items, t_items, t_ptr[r], t_ptr[r + 1])
+        i, j, i_end, j_end = s_ptr[r], t_ptr[r], s_ptr[r + 1], t_ptr[r + 1]
+        a = b = common = 0  # distinct items of each side, and in both
+        while i < i_end or j < j_end:
+            if j == j_end or (i < i_end and s_items[i] < t_items[j]):
+                a, i = a + 1, _skip(s_items, i, i_end)
+            elif i == i_end or t_items[j] < s_items[i]:
+                b, j = b + 1, _skip(t_items, j, j_end)
             else:
-                j += 1
-        out[r] = common / (a.size + b.size - common)
+                a, b, common = a + 1, b + 1, common + 1
+                i, j = _skip(s_items, i, i_end), _skip(t_items, j, j_end)
+        out[r] = 1.0 if a + b == 0 else common / (a + b - common)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _skip(items, i, end):  # pragma: no cover - compiled
+    """The position after the run of items equal to items[i]."""
+    value = items[i]
+    while i < end and items[i] == value:
+        i += 1
+    return i
 
 
 def punctuation_agreement(src: TextStats, tgt: TextStats) -> np.ndarray:
@@ -275,10 +283,14 @@ def _token_ids(codes, sentence_of, n, buckets, limit, separators, cjk):  # pragm
         last = first
         while last < count and sentence[last] == sentence[first]:
             last += 1
-        distinct = np.unique(ids[first:last])[:limit]
-        out[kept : kept + distinct.size] = distinct
-        kept += distinct.size
-        indptr[sentence[first] + 1] = distinct.size
+        sort_segment(ids, ids, first, last)
+        distinct = 0
+        for x in range(first, last):
+            if distinct < limit and (x == first or ids[x] != ids[x - 1]):
+                out[kept + distinct] = ids[x]
+                distinct += 1
+        kept += distinct
+        indptr[sentence[first] + 1] = distinct
         first = last
     return out[:kept].copy(), np.cumsum(indptr)
 
