@@ -430,7 +430,9 @@ class FilterJob:
             if learned:
                 for name, dtype, shape in (("features", np.float32, (len(reasons), width)), ("weakest", np.uint8, (-1,))):
                     array = self.work.array(name, dtype).reshape(shape)
-                    array[rows] = array[originals]
+                    step = self.cfg.task_lines  # a bounded copy at a time: memory stays flat in corpus size
+                    for start in range(0, rows.size, step):
+                        array[rows[start : start + step]] = array[originals[start : start + step]]
                     array.flush()
         return scores
 
