@@ -122,7 +122,7 @@ def filter_parallel(config_path, input_path, output, scores_path, annotated_path
         lap = Timer()
         # duplicates are not scored again: they get their original's results
         copies = mark_duplicates(reasons, work.array("hashes", np.uint64)) if cfg.rules.dedup else None
-        scores = job.score(model, reasons, specs, learned, copies)
+        scores = job.score(model, reasons, specs, learned, copies, copy_features=annotated_path is not None)
         seconds["score"] = lap.seconds()
         duplicates = copies[0].size if copies else 0
         words = work.array("words", np.int32) if cfg.select.word_budget is not None else None

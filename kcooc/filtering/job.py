@@ -402,11 +402,12 @@ class FilterJob:
         return moments
 
     def score(self, model: PHSIC, reasons: np.ndarray, encoder_specs, learned: LearnedScorer | None = None,
-              copies: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+              copies: tuple[np.ndarray, np.ndarray] | None = None, copy_features: bool = True) -> np.ndarray:
         """Pass 3: scores per line (NaN where a rule failed); with ``learned`` also the per-line
         arrays ``features`` and ``weakest`` in the workspace. Only the lines that pass are scored;
         ``copies`` = (rows, originals): lines that get the results of an earlier identical line
-        (duplicates, which are not scored again)."""
+        (duplicates, which are not scored again): their scores, and their features and weakest
+        feature if ``copy_features`` (only --annotated reads those; copying maps every page)."""
         ctx = FilterContext(self.cfg, model, encoder_specs, learned, self.spool())
         pair = self.work.array("pair_features", np.float32).reshape(len(reasons), -1) if learned else None
         width = len(learned.names) if learned else 0
@@ -427,7 +428,7 @@ class FilterJob:
         if copies is not None:
             rows, originals = copies
             scores[rows] = scores[originals]
-            if learned:
+            if learned and copy_features:
                 for name, dtype, shape in (("features", np.float32, (len(reasons), width)), ("weakest", np.uint8, (-1,))):
                     array = self.work.array(name, dtype).reshape(shape)
                     step = self.cfg.task_lines  # a bounded copy at a time: memory stays flat in corpus size
