@@ -377,12 +377,6 @@ def _separator_table() -> np.ndarray:
 _SEPARATORS = _separator_table()
 
 
-def _is_separator(codes: np.ndarray) -> np.ndarray:
-    """One table look-up per code point; code points beyond the BMP are never separators."""
-    return _SEPARATORS[np.minimum(codes, 0xFFFF)]
-
-
-
 def mix64(x: np.ndarray) -> np.ndarray:
     """splitmix64 finaliser (elementwise, wrapping uint64 arithmetic)."""
     x = np.asarray(x, dtype=np.uint64)

@@ -72,7 +72,8 @@ def opusfilter_seconds(path: str, lines: int, workdir: str, venv: str, langs: li
             tgt.write(fields[1] + "\n")
     config = os.path.join(workdir, "standard-filters.yaml")
     subprocess.run([os.path.join(binary, "opusfilter-autogen"), "--files", *files, "--langs", *langs, "--method",
-                    "defaults", "--work-dir", workdir, "--overwrite", "-o", config] + (["--scripts", *scripts] if scripts else []),
+                    "defaults", "--work-dir", workdir, "--overwrite", "-o", config]
+                   + (["--scripts", *scripts] if scripts else []),
                    check=True, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     steps = yaml.safe_load(open(config, encoding="utf-8"))["steps"]
     assert [step["type"] for step in steps] == ["filter"], steps
@@ -86,7 +87,8 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--big-lines", type=int, default=2_000_000)
     parser.add_argument("--opusfilter-venv", default=None, help="virtualenv with opusfilter (row skipped if unset)")
-    parser.add_argument("--opusfilter-lines", type=int, default=100_000, help="OpusFilter runs on this many first lines")
+    parser.add_argument("--opusfilter-lines", type=int, default=100_000,
+                        help="OpusFilter runs on this many first lines")
     parser.add_argument("--langs", nargs=2, default=["en", "ja"], help="OpusFilter's --langs")
     parser.add_argument("--scripts", nargs="*", default=[], help="OpusFilter's --scripts (none for Japanese: kana)")
     args = parser.parse_args()

@@ -295,7 +295,8 @@ def test_pair_features_equal_a_per_pair_reference(pair):
     assert rows["Hello %(name)s, ${HOME} is set"][5] == 0.5 and rows["The GNU Image Manipulation Program"][7] < 1
 
 
-BAD_LINES = ["Call 555-0100 or ４２ ＡＢＣ", "digits beyond the BMP \U0001d7d9\U0001d7da 12", "replaced \ufffd\ufffd bytes Xy",
+BAD_LINES = ["Call 555-0100 or ４２ ＡＢＣ", "digits beyond the BMP \U0001d7d9\U0001d7da 12",
+             "replaced \ufffd\ufffd bytes Xy",
              "NUL\x00Byte Tab\tCarriage\rReturn Ok", "www.example.org only", "see https://x.org/a_b?c=1 now",
              "mail Root@example.com %1$s %(n)d ${HOME} <b>Bold</b> &amp; {0}", "Über Ärger ÖL 3½ ٣٤ ๕",
              "Zz " * 3000, "\ufffd\ufeff Weird Start", "First Second third Fourth"]

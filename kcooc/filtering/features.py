@@ -169,22 +169,6 @@ def _scan_items(codes, lengths, digit_value, separators):  # pragma: no cover - 
             (capital_sentence[:capitals].copy(), capital_hash[:capitals].copy()), flags)
 
 
-def _hash_spans(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """A 32-bit hash (int64) of each span codes[start:end]."""
-    return _span_hashes(codes.astype(np.uint64), starts, ends)
-
-
-@numba.njit(cache=True, nogil=True)
-def _span_hashes(codes, starts, ends):  # pragma: no cover - compiled
-    out = np.empty(len(starts), dtype=np.int64)
-    for k in range(len(starts)):
-        h = _FNV_OFFSET
-        for i in range(starts[k], ends[k]):
-            h = (h ^ codes[i]) * _FNV_PRIME
-        out[k] = _finish(h)
-    return out
-
-
 def item_agreement(src: tuple[np.ndarray, np.ndarray], tgt: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
     """|S & T| / |S | T| of each pair's sets of items; 1 when neither side has any."""
     def by_sentence(sentence, hashes):
@@ -259,7 +243,8 @@ def token_ids(text: tuple, buckets: int, limit: int) -> tuple[np.ndarray, np.nda
 @numba.njit(cache=True, nogil=True)
 def _token_ids(codes, sentence_of, n, buckets, limit, separators, cjk):  # pragma: no cover - compiled
     """Tokens: maximal runs of non-separators, every CJK character a token of its own; each is
-    hashed (as _span_hashes) mod ``buckets``; per sentence the ``limit`` smallest distinct ids."""
+    hashed (FNV over its code points, then ``_finish``) mod ``buckets``; per sentence the ``limit``
+    smallest distinct ids."""
     sentence, ids = np.empty(codes.size, np.int64), np.empty(codes.size, np.int64)
     count = 0
     i = 0
@@ -337,7 +322,7 @@ class CorpusCounts:
 
     @classmethod
     def count(cls, src: list[str], tgt: list[str], lexical_buckets: int, fluency_buckets: int) -> "CorpusCounts":
-        # a cell counts pairs, so fewer than 2^16 pairs fit 16 bits (half the bytes a worker sends back); int64 once merged
+        # a cell counts pairs: fewer than 2^16 pairs fit 16 bits (half the bytes a worker sends back); int64 merged
         lexical = np.zeros((lexical_buckets, lexical_buckets), dtype=np.uint16 if len(src) < 1 << 16 else np.int32)
         src, tgt = lowered(src), lowered(tgt)
         s_ids, s_ptr = token_ids(src, lexical_buckets, TOKEN_LIMIT)

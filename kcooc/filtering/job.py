@@ -78,7 +78,7 @@ class Scored:
     lines: int
     rows: np.ndarray
     scores: np.ndarray
-    features: np.ndarray | None = None  # (lines, every feature) float32, NaN where a rule failed
+    features: np.ndarray | None = None  # (rows, every feature) float32
     weakest: np.ndarray | None = None  # uint8 index of the feature that lowered the score most
 
 
@@ -429,7 +429,8 @@ class FilterJob:
             rows, originals = copies
             scores[rows] = scores[originals]
             if learned and copy_features:
-                for name, dtype, shape in (("features", np.float32, (len(reasons), width)), ("weakest", np.uint8, (-1,))):
+                for name, dtype, shape in (("features", np.float32, (len(reasons), width)),
+                                           ("weakest", np.uint8, (-1,))):
                     array = self.work.array(name, dtype).reshape(shape)
                     step = self.cfg.task_lines  # a bounded copy at a time: memory stays flat in corpus size
                     for start in range(0, rows.size, step):
