@@ -102,8 +102,9 @@ aspec-filter: install-data data-parallel
 			--workdir $(RUNS)/aspec-filter --out runs/results-filtering-en-ja.md; \
 	fi
 
-bench-filter: install data-parallel
-	$(PYTHON) scripts/bench_filter.py --corpus $(DATA)/parallel/en-ja.tsv --workdir $(RUNS)/bench-filter
+bench-filter: install data-parallel $(OPUSFILTER_VENV)/bin/opusfilter
+	$(PYTHON) scripts/bench_filter.py --corpus $(DATA)/parallel/en-ja.tsv --workdir $(RUNS)/bench-filter \
+		--opusfilter-venv $(OPUSFILTER_VENV)
 
 # Language identification test set: Debian description translations (19 languages) and GCC's
 # gettext catalogues (21 languages), segments labelled by their file's language.

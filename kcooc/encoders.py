@@ -20,6 +20,7 @@ import re
 import string
 from itertools import chain
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
@@ -171,14 +172,17 @@ class WordLlamaEncoder(Encoder):
         return {"name": "wordllama", "dim": self.dim}
 
 
+_BASE = 0x100000001B3  # the polynomial hash's base (odd)
+
+
 class HashingEncoder(Encoder):
-    """Signed feature hashing of word n-grams and character n-grams, vectorised over a block.
+    """Signed feature hashing of word n-grams and character n-grams, in one compiled pass over a block.
 
     A block is turned into one array of code points; tokens are maximal runs of characters
     that are neither whitespace nor punctuation. Each n-gram is hashed with a polynomial hash
-    mod 2^64 computed from prefix sums, finalised with splitmix64; the low bits pick the
-    column and the top bit the sign. Char n-grams stay inside a token, word n-grams inside a
-    sentence. Same text, same vector: there is no vocabulary and no fitting.
+    mod 2^64 (code points + 1 as digits in base ``_BASE``), finalised with splitmix64; the low bits
+    pick the column and the top bit the sign. Char n-grams stay inside a token, word n-grams
+    inside a sentence. Same text, same vector: there is no vocabulary and no fitting.
     """
 
     def __init__(self, n_features: int = 1024, word_ngrams: int = 2, char_ngrams: list[int] | None = None,
@@ -198,39 +202,125 @@ class HashingEncoder(Encoder):
         if self.lowercase:
             sentences = [s.lower() for s in sentences]
         codes, sentence_of, _ = code_points(sentences, " ")
-        hashes, rows = [], []
-        in_token = ~_is_separator(codes)
-        prefix, inverse_power = _prefix_hashes(codes)
-        token_id = np.cumsum(in_token & ~np.concatenate([[False], in_token[:-1]]))
-        for n in self.char_ngrams:
-            start = np.arange(codes.size - n + 1)
-            end = start + n
-            inside = in_token[start] & (token_id[start] == token_id[end - 1]) & in_token[end - 1]
-            start = start[inside]
-            hashes.append(mix64((prefix[start + n] - prefix[start]) * inverse_power[start] + np.uint64(n)))
-            rows.append(sentence_of[start])
-        if self.word_ngrams:
-            edges = np.diff(np.concatenate([[0], in_token.view(np.int8), [0]]))
-            starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-            words = mix64((prefix[ends] - prefix[starts]) * inverse_power[starts])
-            word_sentence = sentence_of[starts]
-            combined = words
-            for n in range(1, self.word_ngrams + 1):
-                if n > 1:
-                    same = word_sentence[n - 1 :] == word_sentence[: len(word_sentence) - n + 1]
-                    combined = mix64(combined[:-1] * np.uint64(0x9E3779B97F4A7C15) + words[n - 1 :])
-                    hashes.append(mix64(combined[same] ^ np.uint64(n << 56)))
-                    rows.append(word_sentence[: len(word_sentence) - n + 1][same])
-                else:
-                    hashes.append(words)
-                    rows.append(word_sentence)
-        h = np.concatenate(hashes) if hashes else np.zeros(0, np.uint64)
-        r = np.concatenate(rows) if rows else np.zeros(0, np.int64)
-        columns = (h % np.uint64(self.dim)).astype(np.int64)
-        signs = np.where(h >> np.uint64(63), -1.0, 1.0).astype(np.float32)
-        matrix = sp.csr_matrix((signs, (r, columns)), shape=(len(sentences), self.dim), dtype=np.float32)
-        matrix.sort_indices()  # sorted columns: the scoring and statistics kernels then walk C's rows in order
+        data, indices, indptr = _hashed_rows(codes, sentence_of, len(sentences), _SEPARATORS,
+                                             np.array(self.char_ngrams, dtype=np.int64), self.word_ngrams, self.dim)
+        matrix = sp.csr_matrix((data, indices, indptr), shape=(len(sentences), self.dim))
+        matrix.has_sorted_indices = True  # sorted columns: the scoring and statistics kernels walk C's rows in order
         return matrix
+
+
+@numba.njit(cache=True, nogil=True)
+def _mix(x):  # pragma: no cover - compiled; as mix64
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@numba.njit(cache=True, nogil=True)
+def sort_segment(keys, values, lo, hi):  # pragma: no cover - compiled
+    """Sort keys[lo:hi] in place, values[lo:hi] alongside (may be the same array): insertion sort
+    on the short segments of one sentence, no allocation; a stable merge sort on long ones."""
+    if hi - lo > 32:
+        order = np.argsort(keys[lo:hi], kind="mergesort")
+        sorted_keys, sorted_values = keys[lo:hi][order], values[lo:hi][order]
+        keys[lo:hi], values[lo:hi] = sorted_keys, sorted_values
+        return
+    for i in range(lo + 1, hi):
+        key, value = keys[i], values[i]
+        j = i - 1
+        while j >= lo and keys[j] > key:
+            keys[j + 1], values[j + 1] = keys[j], values[j]
+            j -= 1
+        keys[j + 1], values[j + 1] = key, value
+
+
+@numba.njit(cache=True, nogil=True)
+def _polynomial(codes, start, end):  # pragma: no cover - compiled
+    """sum_i (codes[i] + 1) B^(i - start) mod 2^64 over [start, end)."""
+    h, power = np.uint64(0), np.uint64(1)
+    for i in range(start, end):
+        h += (np.uint64(codes[i]) + np.uint64(1)) * power
+        power *= np.uint64(_BASE)
+    return h
+
+
+@numba.njit(cache=True, nogil=True)
+def _hashed_rows(codes, sentence_of, n_rows, separators, char_ngrams, word_ngrams, dim):  # pragma: no cover
+    """CSR (data float32, indices int32, indptr int32) of the signed hashed n-gram counts of each row."""
+    size = codes.size
+    starts, ends = np.empty(size, np.int64), np.empty(size, np.int64)
+    tokens = 0
+    i = 0
+    while i < size:
+        if separators[min(codes[i], 0xFFFF)]:
+            i += 1
+            continue
+        j = i + 1
+        while j < size and not separators[min(codes[j], 0xFFFF)]:
+            j += 1
+        starts[tokens], ends[tokens] = i, j
+        tokens += 1
+        i = j
+    capacity = size * len(char_ngrams) + tokens * word_ngrams
+    rows, hashes = np.empty(capacity, np.int64), np.empty(capacity, np.uint64)
+    k = 0
+    for t in range(tokens):
+        for n in char_ngrams:
+            for a in range(starts[t], ends[t] - n + 1):
+                rows[k], hashes[k] = sentence_of[a], _mix(_polynomial(codes, a, a + n) + np.uint64(n))
+                k += 1
+    if word_ngrams:
+        words = np.empty(tokens, np.uint64)
+        for t in range(tokens):
+            words[t] = _mix(_polynomial(codes, starts[t], ends[t]))
+            rows[k], hashes[k] = sentence_of[starts[t]], words[t]
+            k += 1
+        combined = words.copy()
+        for n in range(2, word_ngrams + 1):
+            for t in range(tokens - n + 1):
+                combined[t] = _mix(combined[t] * np.uint64(0x9E3779B97F4A7C15) + words[t + n - 1])
+                if sentence_of[starts[t + n - 1]] == sentence_of[starts[t]]:
+                    rows[k], hashes[k] = sentence_of[starts[t]], _mix(combined[t] ^ np.uint64(n << 56))
+                    k += 1
+    # group by row, then per row sort the columns and add the signs of equal columns
+    indptr = np.zeros(n_rows + 1, np.int64)
+    for x in range(k):
+        indptr[rows[x] + 1] += 1
+    indptr = np.cumsum(indptr)
+    fill = indptr[:-1].copy()
+    columns, signs = np.empty(k, np.int64), np.empty(k, np.float32)
+    mask = np.uint64(dim - 1) if dim & (dim - 1) == 0 else np.uint64(0)  # h % dim for a power of two
+    for x in range(k):
+        slot = fill[rows[x]]
+        columns[slot] = np.int64(hashes[x] & mask) if mask else np.int64(hashes[x] % np.uint64(dim))
+        signs[slot] = np.float32(-1.0) if hashes[x] >> np.uint64(63) else np.float32(1.0)
+        fill[rows[x]] += 1
+    data, indices, out_ptr = np.empty(k, np.float32), np.empty(k, np.int32), np.zeros(n_rows + 1, np.int32)
+    nnz = 0
+    if dim <= 4096:  # narrow rows: add into a dense row and read its touched columns in order
+        total, touched = np.zeros(dim, np.float32), np.full(dim, -1, np.int64)
+        for r in range(n_rows):
+            for x in range(indptr[r], indptr[r + 1]):
+                total[columns[x]] += signs[x]
+                touched[columns[x]] = r
+            if indptr[r + 1] > indptr[r]:
+                for c in range(dim):
+                    if touched[c] == r:
+                        indices[nnz], data[nnz] = c, total[c]
+                        total[c] = 0
+                        nnz += 1
+            out_ptr[r + 1] = nnz
+        return data[:nnz].copy(), indices[:nnz].copy(), out_ptr
+    for r in range(n_rows):
+        sort_segment(columns, signs, indptr[r], indptr[r + 1])
+        for x in range(indptr[r], indptr[r + 1]):
+            if nnz > out_ptr[r] and indices[nnz - 1] == columns[x]:
+                data[nnz - 1] += signs[x]
+            else:
+                indices[nnz], data[nnz] = columns[x], signs[x]
+                nnz += 1
+        out_ptr[r + 1] = nnz
+    return data[:nnz].copy(), indices[:nnz].copy(), out_ptr
 
 
 def _separator_table() -> np.ndarray:
@@ -245,24 +335,6 @@ def _separator_table() -> np.ndarray:
 
 
 _SEPARATORS = _separator_table()
-
-
-def _is_separator(codes: np.ndarray) -> np.ndarray:
-    """One table look-up per code point; code points beyond the BMP are never separators."""
-    return _SEPARATORS[np.minimum(codes, 0xFFFF)]
-
-
-_BASE = 0x100000001B3  # odd, so invertible mod 2^64
-_BASE_INVERSE = pow(_BASE, -1, 1 << 64)
-
-
-def _prefix_hashes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """P[k] = sum_{i<k} c_i B^i and B^-i (mod 2^64), so hash[s:e] = (P[e] - P[s]) B^-s."""
-    with np.errstate(over="ignore"):
-        power = np.cumprod(np.full(codes.size, _BASE, dtype=np.uint64)) * np.uint64(_BASE_INVERSE)
-        inverse = np.cumprod(np.full(codes.size, _BASE_INVERSE, dtype=np.uint64)) * np.uint64(_BASE)
-        prefix = np.concatenate([[np.uint64(0)], np.cumsum((codes.astype(np.uint64) + np.uint64(1)) * power)])
-    return prefix, inverse
 
 
 def mix64(x: np.ndarray) -> np.ndarray:

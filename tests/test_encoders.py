@@ -58,9 +58,24 @@ def test_hashing_matches_naive_reference(word_ngrams, char_ngrams):
     x, _ = read_pairs(n=40)
     sentences = SENTENCES + x
     encoder = HashingEncoder(n_features=97, word_ngrams=word_ngrams, char_ngrams=char_ngrams)
-    matrix = encoder.encode(sentences).toarray()
+    matrix = encoder.encode(sentences)
     expected = np.stack([naive_hashing(s, 97, word_ngrams, char_ngrams) for s in sentences])
-    np.testing.assert_array_equal(matrix, expected)
+    np.testing.assert_array_equal(matrix.toarray(), expected)
+    assert matrix.has_canonical_format  # sorted, distinct columns per row (what the PHSIC kernels walk)
+
+
+def test_hashing_matches_naive_reference_on_real_non_ascii_and_bad_lines():
+    x, y = read_pairs(n=60)  # English and Japanese
+    odd = ["emoji 😀😀 x😀y", "ＡＢＣ全角 ｶﾀｶﾅ", "NUL\x00inside", "replaced \ufffd\ufffd bytes", "İstanbul ǅ ß Σίσυφος",
+           "ab" * 4000, "\x85next\u00a0line", "carriage\rreturn"]
+    sentences = x + y + odd
+    # widths up to 4096 add into a dense row, wider ones sort each row's columns
+    for word_ngrams, char_ngrams, dim in ((2, [], 1024), (0, [1, 2], 1024), (3, [2, 5], 7), (2, [1, 3], 5000),
+                                          (1, [2], 1 << 13)):
+        matrix = HashingEncoder(n_features=dim, word_ngrams=word_ngrams, char_ngrams=char_ngrams).encode(sentences)
+        expected = np.stack([naive_hashing(s, dim, word_ngrams, char_ngrams) for s in sentences])
+        np.testing.assert_array_equal(matrix.toarray(), expected)
+        assert matrix.has_canonical_format and matrix.indices.dtype == np.int32
 
 
 def test_hashing_vector_does_not_depend_on_the_batch():

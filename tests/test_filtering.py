@@ -134,7 +134,8 @@ def test_selection_equals_a_sorted_reference(values, data):
 def test_duplicates_keep_the_first_passing_copy():
     hashes = np.array([5, 7, 5, 9, 7, 5, 9], dtype=np.uint64)
     reasons = np.array([1, 0, 0, 0, 0, 0, 0], dtype=np.uint8)  # the first 5 failed a rule
-    assert mark_duplicates(reasons, hashes) == 3
+    rows, originals = mark_duplicates(reasons, hashes)
+    assert rows.tolist() == [4, 5, 6] and originals.tolist() == [1, 2, 3]  # each copy's first passing twin
     assert reasons.tolist() == [1, 0, 0, 0, CODE["duplicate"], CODE["duplicate"], CODE["duplicate"]]
 
 
@@ -223,6 +224,7 @@ def test_filter_config_rejects_two_selections_and_unknown_languages():
 # -- the learned score's features against per-pair references ---------------------------------------
 import math  # noqa: E402
 import re  # noqa: E402
+import zlib  # noqa: E402
 
 from kcooc.encoders import _SEPARATORS, mix64  # noqa: E402
 from kcooc.filtering import features as feat  # noqa: E402
@@ -293,6 +295,44 @@ def test_pair_features_equal_a_per_pair_reference(pair):
     assert rows["Hello %(name)s, ${HOME} is set"][5] == 0.5 and rows["The GNU Image Manipulation Program"][7] < 1
 
 
+BAD_LINES = ["Call 555-0100 or ４２ ＡＢＣ", "digits beyond the BMP \U0001d7d9\U0001d7da 12",
+             "replaced \ufffd\ufffd bytes Xy",
+             "NUL\x00Byte Tab\tCarriage\rReturn Ok", "www.example.org only", "see https://x.org/a_b?c=1 now",
+             "mail Root@example.com %1$s %(n)d ${HOME} <b>Bold</b> &amp; {0}", "Über Ärger ÖL 3½ ٣٤ ๕",
+             "Zz " * 3000, "\ufffd\ufeff Weird Start", "First Second third Fourth"]
+
+
+def naive_item_hashes(sentence, kind):
+    """Hashes of the naive items, with the real rule for URLs: a sentence without / or @ is not searched."""
+    if kind in ("numbers", "capitals"):  # numbers as ASCII digits
+        return {naive_hash(item) for item in naive_items(sentence, kind)}
+    if kind == "urls" and "/" not in sentence and "@" not in sentence:
+        return set()
+    return {zlib.crc32(m.group().encode("utf-8", "surrogatepass")) for m in feat.PATTERNS[kind].finditer(sentence)}
+
+
+@pytest.mark.parametrize("pair", ["en-ja", "en-de"])
+def test_item_scan_equals_a_per_sentence_reference_on_real_and_bad_lines(pair):
+    src, tgt = excerpt(400)
+    if pair == "en-de":
+        with open(f"{DATA}/en-de.tsv", encoding="utf-8") as f:
+            src = [line.split("\t")[1] for line in f][:400]  # German sides
+    sentences = src + tgt + BAD_LINES
+    stats = TextStats(sentences)
+    for kind in feat.AGREEMENT:
+        positions, hashes = feat.matched_items(sentences, stats, kind)
+        got = [set() for _ in sentences]
+        for position, value in zip(positions.tolist(), hashes.tolist()):
+            got[position].add(value)
+        assert got == [naive_item_hashes(s, kind) for s in sentences], kind
+    agreement = feat.item_agreement(feat.matched_items(sentences, stats, "capitals"),
+                                    feat.matched_items(sentences[::-1], TextStats(sentences[::-1]), "capitals"),
+                                    len(sentences))
+    expected = [len(a & b) / len(a | b) if a | b else 1.0 for a, b in
+                zip(*([naive_item_hashes(s, "capitals") for s in side] for side in (sentences, sentences[::-1])))]
+    assert agreement.tolist() == expected  # exactly: the same divisions
+
+
 def naive_hash(text):
     h = 0xCBF29CE484222325
     for c in text:
@@ -319,6 +359,7 @@ def naive_tokens(sentence, buckets, limit):
 
 def test_token_ids_equal_a_per_sentence_reference():
     src, tgt = excerpt(100)
+    src += BAD_LINES
     for buckets, limit in ((64, 5), (2048, 32)):
         ids, indptr = feat.token_ids(feat.lowered(src + tgt), buckets, limit)
         got = [ids[indptr[i] : indptr[i + 1]].tolist() for i in range(len(src + tgt))]

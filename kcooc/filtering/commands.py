@@ -121,9 +121,11 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
         model, specs = learn_or_load(job, cfg, model_path, seconds, learned)
         reasons = work.array("reasons", np.uint8)
         lap = Timer()
-        scores = job.score(model, reasons, specs, learned)
+        # duplicates are not scored again: they get their original's results
+        copies = mark_duplicates(reasons, work.array("hashes", np.uint64)) if cfg.rules.dedup else None
+        scores = job.score(model, reasons, specs, learned, copies, copy_features=annotated_path is not None)
         seconds["score"] = lap.seconds()
-        duplicates = mark_duplicates(reasons, work.array("hashes", np.uint64)) if cfg.rules.dedup else 0
+        duplicates = copies[0].size if copies else 0
         words = work.array("words", np.int32) if cfg.select.word_budget is not None else None
         selection = select(scores, reasons, cfg.select, words)
         lap = Timer()

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ..encoders import _is_separator
+from ..encoders import _SEPARATORS, _mix, sort_segment
 from ..text import TextStats, code_points
 
 AGREEMENT = ("numbers", "placeholders", "urls", "capitals")
@@ -42,9 +42,6 @@ PATTERNS = {
                                r"|\$\{?\w+\}?|</?[A-Za-z][\w-]*[^<>]*>|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);"),
     "urls": re.compile(r"(?:https?|ftp)://[^\s<>\"]+|www\.[^\s<>\"]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
 }
-_TRIGGERS = {kind: np.zeros(1 << 16, dtype=bool) for kind in PATTERNS}
-_TRIGGERS["placeholders"][[ord(c) for c in "%{$<&"]] = True
-_TRIGGERS["urls"][[ord(c) for c in "/@"]] = True
 _DIGIT_VALUE = np.array([int(chr(c)) if chr(c).isdecimal() else -1 for c in range(1 << 16)], dtype=np.int32)
 # Punctuation classes, full-width and CJK forms mapped onto their ASCII class.
 _PUNCTUATION_CLASSES = [".。．", ",、，", ":：", ";；", "!！", "?？", "(（", ")）", "\"'「」『』“”‘’«»„",
@@ -69,76 +66,146 @@ def pair_features(src: list[str], tgt: list[str], s: TextStats, t: TextStats) ->
     """The PAIR_FEATURES of each pair, (n, 9) float32; ``s``, ``t``: the sides' text statistics."""
     columns = [np.log1p(s.lengths), np.log1p(t.lengths), np.log1p(t.lengths) - np.log1p(s.lengths),
                np.log1p(t.words) - np.log1p(s.words)]
-    columns += [item_agreement(matched_items(src, s, kind), matched_items(tgt, t, kind), len(src)) for kind in AGREEMENT]
+    src_items, tgt_items = side_items(src, s), side_items(tgt, t)
+    columns += [item_agreement(src_items[kind], tgt_items[kind], len(src)) for kind in AGREEMENT]
     columns.append(punctuation_agreement(s, t))
     return np.stack(columns, axis=1).astype(np.float32)
 
 
+def side_items(sentences: list[str], stats: TextStats) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(sentence index, 32-bit hash) of every number, placeholder, URL and capitalised token of one side.
+
+    One compiled pass over the code points finds the numbers and capitalised tokens and flags the
+    sentences where the regular expression of placeholders or URLs may match; it runs on those
+    only. Only sentences with ``/`` or ``@`` are searched for URLs (so ``www.example.org``
+    alone is not counted).
+    """
+    numbers, capitals, flags = _scan_items(stats.codes, stats.lengths, _DIGIT_VALUE, _SEPARATORS)
+    items = {"numbers": numbers, "capitals": capitals}
+    for column, kind in enumerate(PATTERNS):
+        positions, hashes = [], []
+        for index in np.flatnonzero(flags[:, column]).tolist():
+            for match in PATTERNS[kind].finditer(sentences[index]):
+                positions.append(index)
+                hashes.append(zlib.crc32(match.group().encode("utf-8", "surrogatepass")))
+        items[kind] = (np.array(positions, dtype=np.int64), np.array(hashes, dtype=np.int64))
+    return items
+
+
 def matched_items(sentences: list[str], stats: TextStats, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(sentence index, 32-bit hash) of every number / placeholder / URL / capitalised token."""
-    codes, sentence_of = stats.codes, stats.sentence_of
-    if kind == "numbers":
-        digits = _DIGIT_VALUE[np.minimum(codes, 0xFFFF)]  # full-width and other decimal digits as ASCII
-        return _runs(np.where(digits >= 0, digits + 48, -1), sentence_of)
-    if kind == "capitals":
-        in_token = ~_is_separator(codes)
-        starts, ends = _run_edges(in_token)
-        first = np.concatenate([[True], sentence_of[starts[1:]] != sentence_of[starts[:-1]]])
-        upper = (codes[starts] >= ord("A")) & (codes[starts] <= ord("Z")) & ~first
-        return sentence_of[starts[upper]], _hash_spans(codes, starts[upper], ends[upper])
-    # regular expressions only on the sentences that hold a trigger character (most hold none)
-    candidates = np.flatnonzero(np.bincount(sentence_of[_TRIGGERS[kind][np.minimum(codes, 0xFFFF)]],
-                                            minlength=stats.lengths.size))
-    positions, hashes = [], []
-    for index in candidates.tolist():
-        for match in PATTERNS[kind].finditer(sentences[index]):
-            positions.append(index)
-            hashes.append(zlib.crc32(match.group().encode("utf-8", "surrogatepass")))
-    return np.array(positions, dtype=np.int64), np.array(hashes, dtype=np.int64)
+    return side_items(sentences, stats)[kind]
 
 
-def _run_edges(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and ends (exclusive) of the maximal runs of True."""
-    edges = np.diff(np.concatenate([[0], inside.view(np.int8), [0]]))
-    return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-
-
-def _hash_spans(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """A 32-bit hash (int64) of each span codes[start:end]."""
-    return _span_hashes(codes.astype(np.uint64), starts, ends)
+_FNV_OFFSET, _FNV_PRIME, _FINAL = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3), np.uint64(0xBF58476D1CE4E5B9)
 
 
 @numba.njit(cache=True, nogil=True)
-def _span_hashes(codes, starts, ends):  # pragma: no cover - compiled
-    out = np.empty(len(starts), dtype=np.int64)
-    for k in range(len(starts)):
-        h = np.uint64(0xCBF29CE484222325)
-        for i in range(starts[k], ends[k]):
-            h = (h ^ codes[i]) * np.uint64(0x100000001B3)
-        h ^= h >> np.uint64(29)
-        h *= np.uint64(0xBF58476D1CE4E5B9)
-        out[k] = np.int64(h >> np.uint64(32))
-    return out
+def _finish(h):  # pragma: no cover - compiled; the 32-bit end of the span hash
+    h ^= h >> np.uint64(29)
+    h *= _FINAL
+    return np.int64(h >> np.uint64(32))
 
 
-def _runs(normalised: np.ndarray, sentence_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Maximal runs of normalised code points >= 0: (sentence, hash of the run)."""
-    starts, ends = _run_edges(normalised >= 0)
-    return sentence_of[starts], _hash_spans(np.maximum(normalised, 0).astype(np.uint32), starts, ends)
+@numba.njit(cache=True, nogil=True)
+def _scan_items(codes, lengths, digit_value, separators):  # pragma: no cover - compiled
+    """Over sentences joined by one separator each: (sentence, hash) of every maximal run of
+    decimal digits (hashed as ASCII digits) and of every token (maximal run of non-separators)
+    that starts with A-Z and is not its sentence's first; and per sentence two flags: it holds
+    one of ``%{$<&`` (placeholders); it holds ``@`` or ``://``, or both ``www.`` and ``/`` (URLs
+    and e-mail addresses: a sentence needs ``/`` or ``@`` to be searched at all, and a match
+    needs ``://``, ``www.`` or ``@``)."""
+    n = lengths.size
+    number_sentence, number_hash = np.empty(codes.size, np.int64), np.empty(codes.size, np.int64)
+    capital_sentence, capital_hash = np.empty(codes.size, np.int64), np.empty(codes.size, np.int64)
+    flags = np.zeros((n, 2), dtype=np.bool_)
+    numbers = capitals = 0
+    start = 0
+    for r in range(n):
+        end = start + lengths[r]
+        tokens = 0
+        in_digits = in_token = capital = slash = www = False
+        number, token = _FNV_OFFSET, _FNV_OFFSET
+        for i in range(start, end):
+            c = codes[i]
+            b = min(c, 0xFFFF)
+            digit = digit_value[b]
+            if digit >= 0:
+                if not in_digits:
+                    in_digits, number = True, _FNV_OFFSET
+                number = (number ^ np.uint64(digit + 48)) * _FNV_PRIME
+            elif in_digits:
+                number_sentence[numbers], number_hash[numbers] = r, _finish(number)
+                numbers += 1
+                in_digits = False
+            if separators[b]:
+                if in_token and capital:
+                    capital_sentence[capitals], capital_hash[capitals] = r, _finish(token)
+                    capitals += 1
+                in_token = False
+            else:
+                if not in_token:
+                    in_token, capital, token = True, tokens > 0 and 65 <= c <= 90, _FNV_OFFSET
+                    tokens += 1
+                if capital:
+                    token = (token ^ np.uint64(c)) * _FNV_PRIME
+            if c == 37 or c == 123 or c == 36 or c == 60 or c == 38:
+                flags[r, 0] = True
+            elif c == 64 or (c == 58 and i + 2 < end and codes[i + 1] == 47 and codes[i + 2] == 47):
+                flags[r, 1] = True
+            elif c == 47:
+                slash = True
+            elif c == 119 and i + 3 < end and codes[i + 1] == 119 and codes[i + 2] == 119 and codes[i + 3] == 46:
+                www = True
+        flags[r, 1] |= slash and www
+        if in_digits:
+            number_sentence[numbers], number_hash[numbers] = r, _finish(number)
+            numbers += 1
+        if in_token and capital:
+            capital_sentence[capitals], capital_hash[capitals] = r, _finish(token)
+            capitals += 1
+        start = end + 1
+    return ((number_sentence[:numbers].copy(), number_hash[:numbers].copy()),
+            (capital_sentence[:capitals].copy(), capital_hash[:capitals].copy()), flags)
 
 
 def item_agreement(src: tuple[np.ndarray, np.ndarray], tgt: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
     """|S & T| / |S | T| of each pair's sets of items; 1 when neither side has any."""
-    keys_s, keys_t = (_distinct(sentence << 32 | hashes) for sentence, hashes in (src, tgt))
-    common = np.intersect1d(keys_s, keys_t, assume_unique=True)
-    count = lambda keys: np.bincount(keys >> 32, minlength=n).astype(np.float64)  # noqa: E731
-    inter, union = count(common), count(keys_s) + count(keys_t) - count(common)
-    return np.where(union > 0, inter / np.maximum(union, 1), 1.0)
+    def by_sentence(sentence, hashes):
+        order = np.argsort(sentence, kind="stable")
+        return np.concatenate([[0], np.cumsum(np.bincount(sentence, minlength=n))]), hashes[order]
+
+    return _agreement(*by_sentence(*src), *by_sentence(*tgt))
 
 
-def _distinct(keys: np.ndarray) -> np.ndarray:
-    keys = np.sort(keys)
-    return keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if keys.size else keys
+@numba.njit(cache=True, nogil=True)
+def _agreement(s_ptr, s_items, t_ptr, t_items):  # pragma: no cover - compiled
+    """|S & T| / |S | T| per row of the CSR item lists (sorted in place), 1 when both are empty."""
+    out = np.empty(len(s_ptr) - 1)
+    for r in range(len(out)):
+        sort_segment(s_items, s_items, s_ptr[r], s_ptr[r + 1])
+        sort_segment(t_items, t_items, t_ptr[r], t_ptr[r + 1])
+        i, j, i_end, j_end = s_ptr[r], t_ptr[r], s_ptr[r + 1], t_ptr[r + 1]
+        a = b = common = 0  # distinct items of each side, and in both
+        while i < i_end or j < j_end:
+            if j == j_end or (i < i_end and s_items[i] < t_items[j]):
+                a, i = a + 1, _skip(s_items, i, i_end)
+            elif i == i_end or t_items[j] < s_items[i]:
+                b, j = b + 1, _skip(t_items, j, j_end)
+            else:
+                a, b, common = a + 1, b + 1, common + 1
+                i, j = _skip(s_items, i, i_end), _skip(t_items, j, j_end)
+        out[r] = 1.0 if a + b == 0 else common / (a + b - common)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _skip(items, i, end):  # pragma: no cover - compiled
+    """The position after the run of items equal to items[i]."""
+    value = items[i]
+    while i < end and items[i] == value:
+        i += 1
+    return i
 
 
 def punctuation_agreement(src: TextStats, tgt: TextStats) -> np.ndarray:
@@ -170,20 +237,47 @@ def token_ids(text: tuple, buckets: int, limit: int) -> tuple[np.ndarray, np.nda
     (|s| x |t| look-ups) on long descriptions.
     """
     codes, sentence_of, n = text
-    in_token = ~_is_separator(codes)
-    cjk = _CJK[np.minimum(codes, 0xFFFF)]
-    previous_in, previous_cjk = np.concatenate([[False], in_token[:-1]]), np.concatenate([[False], cjk[:-1]])
-    start = in_token & (~previous_in | cjk | previous_cjk)
-    end = in_token & ~np.concatenate([in_token[1:] & ~start[1:], [False]])
-    starts, ends = np.flatnonzero(start), np.flatnonzero(end) + 1
-    ids = _hash_spans(codes, starts, ends) % buckets
-    keys = _distinct(sentence_of[starts] * buckets + ids)
-    sentence, ids = keys // buckets, (keys % buckets).astype(np.int32)
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(sentence, minlength=n))])
-    rank = np.arange(keys.size) - indptr[sentence]
-    kept = rank < limit
-    indptr = np.concatenate([[0], np.cumsum(np.minimum(np.diff(indptr), limit))])
-    return ids[kept], indptr
+    return _token_ids(codes, sentence_of, n, buckets, limit, _SEPARATORS, _CJK)
+
+
+@numba.njit(cache=True, nogil=True)
+def _token_ids(codes, sentence_of, n, buckets, limit, separators, cjk):  # pragma: no cover - compiled
+    """Tokens: maximal runs of non-separators, every CJK character a token of its own; each is
+    hashed (FNV over its code points, then ``_finish``) mod ``buckets``; per sentence the ``limit``
+    smallest distinct ids."""
+    sentence, ids = np.empty(codes.size, np.int64), np.empty(codes.size, np.int64)
+    count = 0
+    i = 0
+    while i < codes.size:
+        b = min(codes[i], 0xFFFF)
+        if separators[b]:
+            i += 1
+            continue
+        h = (_FNV_OFFSET ^ np.uint64(codes[i])) * _FNV_PRIME
+        j = i + 1
+        if not cjk[b]:
+            while j < codes.size and not separators[min(codes[j], 0xFFFF)] and not cjk[min(codes[j], 0xFFFF)]:
+                h = (h ^ np.uint64(codes[j])) * _FNV_PRIME
+                j += 1
+        sentence[count], ids[count] = sentence_of[i], _finish(h) % buckets
+        count += 1
+        i = j
+    out, indptr = np.empty(count, np.int32), np.zeros(n + 1, np.int64)
+    kept = first = 0
+    while first < count:
+        last = first
+        while last < count and sentence[last] == sentence[first]:
+            last += 1
+        sort_segment(ids, ids, first, last)
+        distinct = 0
+        for x in range(first, last):
+            if distinct < limit and (x == first or ids[x] != ids[x - 1]):
+                out[kept + distinct] = ids[x]
+                distinct += 1
+        kept += distinct
+        indptr[sentence[first] + 1] = distinct
+        first = last
+    return out[:kept].copy(), np.cumsum(indptr)
 
 
 def trigram_ids(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -195,13 +289,6 @@ def trigram_ids(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray, np.n
     """
     codes, sentence_of, _ = text
     return _trigrams(codes.astype(np.uint64), sentence_of, np.uint64(buckets))
-
-
-@numba.njit(cache=True, nogil=True)
-def _mix(x):  # pragma: no cover - compiled; splitmix64's finaliser, as encoders.mix64
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -235,7 +322,8 @@ class CorpusCounts:
 
     @classmethod
     def count(cls, src: list[str], tgt: list[str], lexical_buckets: int, fluency_buckets: int) -> "CorpusCounts":
-        lexical = np.zeros((lexical_buckets, lexical_buckets), dtype=np.int32)  # int64 once merged
+        # a cell counts pairs: fewer than 2^16 pairs fit 16 bits (half the bytes a worker sends back); int64 merged
+        lexical = np.zeros((lexical_buckets, lexical_buckets), dtype=np.uint16 if len(src) < 1 << 16 else np.int32)
         src, tgt = lowered(src), lowered(tgt)
         s_ids, s_ptr = token_ids(src, lexical_buckets, TOKEN_LIMIT)
         t_ids, t_ptr = token_ids(tgt, lexical_buckets, TOKEN_LIMIT)

@@ -7,8 +7,10 @@
    counts of features.py and the seeded sample of passing pairs' texts the classifier learns from.
 2. statistics (data-space kernels only): the statistics with the Yokoi 2018, Eq. 34 features.
    (learned scorer, in the calling process: the classifier is trained on the text sample.)
-3. score: PHSIC of every passing pair (Yokoi 2018, Eq. 18 / Yokoi 2018, Eq. 33), or the learned probability that it is
-   clean, into a float64 array on disk (with the features and the weakest one per line).
+3. score (after deduplication): PHSIC of every passing pair (Yokoi 2018, Eq. 18 / Eq. 33), or the learned
+   probability that it is clean, into a float64 array on disk (with the features and the weakest
+   one per line); a task carries only the pairs it scores, and a duplicate gets the results of its
+   first copy instead of being scored again.
 4. write (in the calling process): the kept lines, ``--scores`` and ``--annotated``.
 
 The input is cut into tasks of ``task_lines`` lines; a task's result depends on its lines only
@@ -54,6 +56,7 @@ class Task:
     sample_bound: int = 2**64 - 1
     text_bound: int = 2**64 - 1
     features: np.ndarray | None = None  # the per-pair features from the screen pass (learned scorer)
+    rows: np.ndarray | None = None  # score pass: the task's rows to score (src/tgt hold only those)
 
 
 @dataclasses.dataclass
@@ -70,8 +73,12 @@ class Screened:
 
 @dataclasses.dataclass
 class Scored:
+    """Results of a task's scored ``rows`` (of its ``lines``), one entry per scored row."""
+
+    lines: int
+    rows: np.ndarray
     scores: np.ndarray
-    features: np.ndarray | None = None  # (lines, every feature) float32, NaN where a rule failed
+    features: np.ndarray | None = None  # (rows, every feature) float32
     weakest: np.ndarray | None = None  # uint8 index of the feature that lowered the score most
 
 
@@ -105,14 +112,17 @@ class FilterContext(Context):
         return self
 
     def encode(self, src: list[str], tgt: list[str], rows: np.ndarray, texts: bool = False,
-               spooled: str | None = None) -> Iterator[tuple]:
+               spooled: str | None = None, stored_rows: np.ndarray | None = None) -> Iterator[tuple]:
         """Encoded (X, Y) of ``rows``, in blocks of ``input.block_size`` (and their texts if asked).
 
         With ``spooled``, the file where the screen pass left this task's encoded rows (a superset
-        of ``rows``), the blocks are cut from it instead of encoding again; the file is removed.
+        of ``rows``, which are ``stored_rows`` there if given), the blocks are cut from it instead
+        of encoding again; the file is removed.
         """
         size = self.cfg.input.block_size
-        stored = load_encoded(spooled, rows) if spooled and os.path.exists(spooled) else None
+        stored = None
+        if spooled and os.path.exists(spooled):
+            stored = load_encoded(spooled, rows if stored_rows is None else stored_rows)
         for start in range(0, rows.size, size):
             chunk = rows[start : start + size]
             s, t = [src[i] for i in chunk], [tgt[i] for i in chunk]
@@ -239,26 +249,28 @@ def statistics_task(ctx: FilterContext, task: Task) -> CrossMoments | None:
 
 
 def score_task(ctx: FilterContext, task: Task) -> Scored:
-    scores = np.full(len(task.src), np.nan)
-    rows = np.flatnonzero(task.reasons == PASS)
+    """Scores of the task's ``rows`` (its texts hold only those): compact arrays, one entry per row."""
+    scores = np.empty(task.rows.size)
     spooled = spool_file(ctx.spool, task.offset) if ctx.spool else None
+    positions = np.arange(task.rows.size)
     if ctx.learned is None:
         start = 0
-        for X, Y in ctx.encode(task.src, task.tgt, rows, spooled=spooled):
-            scores[rows[start : start + X.shape[0]]] = ctx.model.score(X, Y)
+        for X, Y in ctx.encode(task.src, task.tgt, positions, stored_rows=task.rows, spooled=spooled):
+            scores[start : start + X.shape[0]] = ctx.model.score(X, Y)
             start += X.shape[0]
-        return Scored(scores)
-    features = np.full((len(task.src), len(ctx.learned.names)), np.nan, dtype=np.float32)
-    weakest = np.zeros(len(task.src), dtype=np.uint8)
+        return Scored(task.reasons.size, task.rows, scores)
+    features = np.empty((task.rows.size, len(ctx.learned.names)), dtype=np.float32)
+    weakest = np.empty(task.rows.size, dtype=np.uint8)
     start = 0
-    for X, Y, src, tgt in ctx.encode(task.src, task.tgt, rows, texts=True, spooled=spooled):
-        block = rows[start : start + X.shape[0]]
+    for X, Y, src, tgt in ctx.encode(task.src, task.tgt, positions, texts=True, stored_rows=task.rows,
+                                     spooled=spooled):
+        block = slice(start, start + X.shape[0])
         F = np.hstack([task.features[block], ctx.extractor.statistical(src, tgt, X, Y)])
         features[block] = F
         scores[block] = ctx.learned.classifier.predict_proba(F)
         weakest[block] = ctx.learned.classifier.weakest(F)
         start += X.shape[0]
-    return Scored(scores, features, weakest)
+    return Scored(task.reasons.size, task.rows, scores, features, weakest)
 
 
 def stack_blocks(blocks: list[tuple]) -> tuple:
@@ -302,17 +314,28 @@ class FilterJob:
 
     # -- reading ---------------------------------------------------------------------------------
     def tasks(self, pass_name: str, reasons: np.ndarray | None = None, bound: Callable[[], int] | None = None,
-              text_bound: Callable[[], int] | None = None, features: np.ndarray | None = None) -> Iterator[Task]:
-        """The input cut into tasks; each pass re-reads it and checks it did not change meanwhile."""
+              text_bound: Callable[[], int] | None = None, features: np.ndarray | None = None,
+              passing_only: bool = False) -> Iterator[Task]:
+        """The input cut into tasks; each pass re-reads it and checks it did not change meanwhile.
+
+        ``passing_only``: a task carries only the rows whose ``reasons`` are PASS (``Task.rows``),
+        their texts and ``features``, so that no other line crosses to a worker.
+        """
         reader = open_pairs(self.input_path, dataclasses.replace(self.cfg.input, block_size=self.cfg.task_lines))
         tick = self.progress(pass_name)
         offset = 0
         for block in reader:
             src, tgt = block.columns
             n = len(src)
-            yield Task(offset, src, tgt, None if reasons is None else np.array(reasons[offset : offset + n]),
-                       bound() if bound else 2**64 - 1, text_bound() if text_bound else 2**64 - 1,
-                       None if features is None else np.array(features[offset : offset + n]))
+            codes = None if reasons is None else np.array(reasons[offset : offset + n])
+            rows = None
+            if passing_only:
+                rows = np.flatnonzero(codes == PASS)
+                src, tgt = [src[i] for i in rows.tolist()], [tgt[i] for i in rows.tolist()]
+            if features is not None:
+                features_of = features[offset + rows] if passing_only else np.array(features[offset : offset + n])
+            yield Task(offset, src, tgt, codes, bound() if bound else 2**64 - 1,
+                       text_bound() if text_bound else 2**64 - 1, None if features is None else features_of, rows)
             offset += n
             tick(n)
         digest = reader.sha256.hexdigest()
@@ -333,7 +356,9 @@ class FilterJob:
 
     def spool(self) -> str | None:
         """Where the screen pass leaves encoded pairs for the score pass: the work directory, on
-        local engines (every worker sees it); none on Dask, whose workers may not share a disk."""
+        local engines (every worker sees it); none on Dask, whose workers may not share a disk and
+        may get another task in the score pass: sending the encoded pairs (~1 KB a pair as sparse
+        rows) there and back costs more than encoding the pairs that are scored again."""
         if self.engine.name == "dask":
             return None
         os.makedirs(self.work.file("encoded"), exist_ok=True)
@@ -376,18 +401,42 @@ class FilterJob:
                 moments = result if moments is None else moments.merge(result)
         return moments
 
-    def score(self, model: PHSIC, rule_codes: np.ndarray, encoder_specs, learned: LearnedScorer | None = None
-              ) -> np.ndarray:
+    def score(self, model: PHSIC, reasons: np.ndarray, encoder_specs, learned: LearnedScorer | None = None,
+              copies: tuple[np.ndarray, np.ndarray] | None = None, copy_features: bool = True) -> np.ndarray:
         """Pass 3: scores per line (NaN where a rule failed); with ``learned`` also the per-line
-        arrays ``features`` and ``weakest`` in the workspace."""
+        arrays ``features`` and ``weakest`` in the workspace. Only the lines that pass are scored;
+        ``copies`` = (rows, originals): lines that get the results of an earlier identical line
+        (duplicates, which are not scored again): their scores, and their features and weakest
+        feature if ``copy_features`` (only --annotated reads those; copying maps every page)."""
         ctx = FilterContext(self.cfg, model, encoder_specs, learned, self.spool())
-        pair = self.work.array("pair_features", np.float32).reshape(len(rule_codes), -1) if learned else None
-        for result in self.engine.map(score_task, ctx, self.tasks("score", rule_codes, features=pair)):
-            self.work.append("scores", result.scores)
+        pair = self.work.array("pair_features", np.float32).reshape(len(reasons), -1) if learned else None
+        width = len(learned.names) if learned else 0
+        tasks = self.tasks("score", reasons, features=pair, passing_only=True)
+        for result in self.engine.map(score_task, ctx, tasks):
+            n, rows = result.lines, result.rows
+            scores = np.full(n, np.nan)
+            scores[rows] = result.scores
+            self.work.append("scores", scores)
             if result.features is not None:
-                self.work.append("features", result.features)
-                self.work.append("weakest", result.weakest)
-        return self.work.array("scores", np.float64)
+                features = np.full((n, width), np.nan, dtype=np.float32)
+                features[rows] = result.features
+                weakest = np.zeros(n, dtype=np.uint8)
+                weakest[rows] = result.weakest
+                self.work.append("features", features)
+                self.work.append("weakest", weakest)
+        scores = self.work.array("scores", np.float64)
+        if copies is not None:
+            rows, originals = copies
+            scores[rows] = scores[originals]
+            if learned and copy_features:
+                for name, dtype, shape in (("features", np.float32, (len(reasons), width)),
+                                           ("weakest", np.uint8, (-1,))):
+                    array = self.work.array(name, dtype).reshape(shape)
+                    step = self.cfg.task_lines  # a bounded copy at a time: memory stays flat in corpus size
+                    for start in range(0, rows.size, step):
+                        array[rows[start : start + step]] = array[originals[start : start + step]]
+                    array.flush()
+        return scores
 
 
 def merge_samples(a: tuple, b: tuple, limit: int | None) -> tuple:
@@ -400,14 +449,18 @@ def merge_samples(a: tuple, b: tuple, limit: int | None) -> tuple:
     return (priorities[keep], rows[keep], *(column[keep] for column in columns))
 
 
-def mark_duplicates(reasons: np.ndarray, hashes: np.ndarray) -> int:
-    """Mark every passing pair whose hash an earlier passing pair has; returns how many."""
+def mark_duplicates(reasons: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mark every passing pair whose hash an earlier passing pair has; returns (rows, originals):
+    those pairs and, for each, the first passing pair with the same hash."""
     rows = np.flatnonzero(reasons == PASS)
     order = rows[np.argsort(hashes[rows], kind="stable")]
     sorted_hashes = hashes[order]
-    repeated = order[1:][sorted_hashes[1:] == sorted_hashes[:-1]]
-    reasons[repeated] = CODE["duplicate"]
-    return int(repeated.size)
+    repeated = np.concatenate([[False], sorted_hashes[1:] == sorted_hashes[:-1]])
+    first = order[np.maximum.accumulate(np.where(repeated, 0, np.arange(order.size)))] if order.size else order
+    rows, originals = order[repeated], first[repeated]
+    reasons[rows] = CODE["duplicate"]
+    in_order = np.argsort(rows)
+    return rows[in_order], originals[in_order]
 
 
 def reason_counts(reasons: np.ndarray) -> dict[str, int]:
