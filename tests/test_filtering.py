@@ -226,7 +226,9 @@ import re  # noqa: E402
 
 from kcooc.encoders import _SEPARATORS, mix64  # noqa: E402
 from kcooc.filtering import features as feat  # noqa: E402
-from kcooc.filtering.noise import NOISE_KINDS, synthesize  # noqa: E402
+from kcooc.filtering.alignment import DIAGONALS, AlignmentModel, token_sequences  # noqa: E402
+from kcooc.filtering.alignment import TOKEN_LIMIT as ALIGNMENT_TOKEN_LIMIT  # noqa: E402
+from kcooc.filtering.noise import MINHASHES, NOISE_KINDS, similar_partners, synthesize  # noqa: E402
 from kcooc.filtering.scorer import PairClassifier, train  # noqa: E402
 
 FORMAT_PAIRS = [
@@ -301,7 +303,7 @@ def naive_hash(text):
     return ((h * 0xBF58476D1CE4E5B9) % 2**64) >> 32
 
 
-def naive_tokens(sentence, buckets, limit):
+def naive_token_list(sentence):
     tokens, current = [], ""
     for c in sentence.lower() + " ":
         separator = ord(c) < 0x10000 and _SEPARATORS[ord(c)]
@@ -314,7 +316,11 @@ def naive_tokens(sentence, buckets, limit):
             tokens.append(c)
         elif not separator:
             current += c
-    return sorted({naive_hash(t) % buckets for t in tokens})[:limit]
+    return tokens
+
+
+def naive_tokens(sentence, buckets, limit):
+    return sorted({naive_hash(t) % buckets for t in naive_token_list(sentence)})[:limit]
 
 
 def test_token_ids_equal_a_per_sentence_reference():
@@ -382,14 +388,14 @@ def test_corpus_features_equal_a_per_pair_reference():
 
 
 def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():
-    src, tgt = read_en_ja(160)
+    src, tgt = read_en_ja(20 * len(NOISE_KINDS))
     noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed=3)
     assert np.bincount(kinds).tolist() == [20] * len(NOISE_KINDS)
     again = synthesize(src, tgt, seed=3)
     assert again[:2] == (noisy_src, noisy_tgt) and np.array_equal(again[2], kinds)
     for i, kind in enumerate(NOISE_KINDS[k] for k in kinds):
         s, t, ns, nt = src[i], tgt[i], noisy_src[i], noisy_tgt[i]
-        if kind == "misaligned":
+        if kind in ("misaligned", "near_miss"):
             assert ns == s and nt in tgt and nt is not t
         elif kind == "copied_source":
             assert (ns, nt) == (s, s)
@@ -401,9 +407,120 @@ def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():
             assert (ns == s) != (nt == t) and len(ns) + len(nt) < len(s) + len(t)
         elif kind == "numbers_changed":
             assert ns == s and nt != t and len(nt) >= len(t)
+        elif kind == "placeholders_dropped":
+            found = feat.PATTERNS["placeholders"].findall(t)
+            assert ns == s and (not feat.PATTERNS["placeholders"].findall(nt) if found else nt.count("%s") == 1)
         else:
             assert ns == s and nt != t
     assert synthesize(src, tgt, seed=4)[1] != noisy_tgt
+
+
+def test_token_sequences_equal_a_per_sentence_reference():
+    src, tgt = excerpt(100)
+    ids, indptr = token_sequences(src + tgt, 4096)
+    got = [ids[indptr[i] : indptr[i + 1]].tolist() for i in range(len(src + tgt))]
+    assert got == [[naive_hash(t) % 4096 for t in naive_token_list(s)] for s in src + tgt]
+
+
+def naive_alignment(src, tgt, buckets):
+    """IBM model 1 with fast_align's diagonal prior, EM from uniform tables, pair by pair in Python:
+    the tables, lambdas and ALIGNMENT_FEATURES the module docstring defines."""
+    p0, limit = AlignmentModel.null_probability, ALIGNMENT_TOKEN_LIMIT
+
+    def cut(m, n):
+        longest = max(m, n)
+        return (m, n) if longest <= limit else (max(1, m * limit // longest), max(1, n * limit // longest))
+
+    def prior(m, n, j, lam):
+        w = [math.exp(-lam * abs((i + 0.5) / m - (j + 0.5) / n)) for i in range(m)]
+        return [(1 - p0) * x / sum(w) for x in w]
+
+    def e_step(given, words, table, lam):
+        counts, log_likelihood = np.zeros_like(table), 0.0
+        for g, w in zip(given, words):
+            m, n = cut(len(g), len(w))
+            if not m or not n:
+                continue
+            for j in range(n):
+                weights = [p * table[g[i], w[j]] for i, p in enumerate(prior(m, n, j, lam))]
+                null = p0 * table[buckets, w[j]]
+                total = null + sum(weights)
+                log_likelihood += math.log(total)
+                counts[buckets, w[j]] += null / total
+                for i in range(m):
+                    counts[g[i], w[j]] += weights[i] / total
+        return counts, log_likelihood
+
+    sequences = [[[naive_hash(t) % buckets for t in naive_token_list(x)] for x in side] for side in (src, tgt)]
+    tables, lambdas = [], []
+    for given, words in (sequences, sequences[::-1]):
+        table, lam = np.full((buckets + 1, buckets), 1 / buckets), 0.0
+        for iteration in range(AlignmentModel.iterations):
+            counts = e_step(given, words, table, lam)[0] + AlignmentModel.smoothing
+            table = counts / counts.sum(axis=1, keepdims=True)
+            if iteration == 0:
+                lam = max(DIAGONALS, key=lambda d: e_step(given, words, table, d)[1])
+        tables.append(table)
+        lambdas.append(lam)
+
+    def viterbi_and_score(given, words, table, lam):
+        best, total = [], 0.0
+        for j in range(len(words)):
+            weights = [p * table[given[i], words[j]] for i, p in enumerate(prior(len(given), len(words), j, lam))]
+            null = p0 * table[buckets, words[j]]
+            best.append(int(np.argmax(weights)) if max(weights) > null else -1)
+            total += math.log(null + sum(weights))
+        return best, total / len(words)
+
+    features = []
+    for s, t in zip(*sequences):
+        m, n = cut(len(s), len(t))
+        if not m or not n:
+            features.append([math.log(1 / buckets)] * 2 + [0.0, 0.0])
+            continue
+        s, t = s[:m], t[:n]
+        best_t, forward = viterbi_and_score(s, t, tables[0], lambdas[0])
+        best_s, reverse = viterbi_and_score(t, s, tables[1], lambdas[1])
+        links = {(i, j) for j, i in enumerate(best_t) if i >= 0 and best_s[i] == j}
+        features.append([forward, reverse, len({i for i, _ in links}) / m, len({j for _, j in links}) / n])
+    return tables, lambdas, np.array(features)
+
+
+def test_alignment_model_equals_a_naive_reference():
+    src, tgt = excerpt(30)
+    model = AlignmentModel.fit(src, tgt, 16)
+    tables, lambdas, features = naive_alignment(src, tgt, 16)
+    np.testing.assert_allclose(model.forward, tables[0], rtol=1e-5)
+    np.testing.assert_allclose(model.reverse, tables[1], rtol=1e-5)
+    assert model.diagonals.tolist() == lambdas
+    np.testing.assert_allclose(model.features(src, tgt), features, rtol=1e-5, atol=1e-5)
+    again = AlignmentModel.from_arrays(model.arrays())
+    assert np.array_equal(again.features(src, tgt), model.features(src, tgt))
+    with pytest.raises(KcoocError):
+        AlignmentModel.from_arrays({**model.arrays(), "reverse": model.reverse[:-1]})
+
+
+def test_similar_partners_share_a_minhash_of_their_sources():
+    src, tgt = read_en_ja(300)
+    src, tgt = src + ["same words here", "same words here too"], tgt + ["a", "b"]
+    fallback = np.roll(np.arange(len(src)), 1)
+    partner = similar_partners(src, tgt, fallback, seed=5)
+    assert np.array_equal(partner, similar_partners(src, tgt, fallback, seed=5))
+    assert partner[-2] == len(src) - 1 and partner[-1] == len(src) - 2
+
+    def signatures(sentence):  # naive MinHash of the in-order token hashes
+        hashes = [naive_hash(token) % (1 << 30) for token in naive_token_list(sentence)]
+        return [min(int(mix64(np.uint64(h) ^ mix64(np.uint64(k + 1)))) for h in hashes) if hashes else None
+                for k in range(MINHASHES)]
+
+    shared = 0
+    for i, j in enumerate(partner):
+        assert j != i
+        if j != fallback[i]:
+            assert src[j] != src[i] and tgt[j] != tgt[i]
+            assert any(a == b is not None for a, b in zip(signatures(src[i]), signatures(src[j])))
+            shared += 1
+    assert shared > len(src) // 3
 
 
 def test_classifier_matches_sklearn_and_survives_a_round_trip():

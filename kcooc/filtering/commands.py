@@ -21,6 +21,7 @@ from ..phsic.config import PhsicConfig
 from ..phsic.model import PHSIC
 from ..phsic.stream import format_scores, write_scored
 from .config import SCRIPT_LANGUAGE, FilterConfig
+from .alignment import AlignmentModel
 from .features import CorpusCounts
 from .job import FilterContext, FilterJob, LearnedScorer, Workspace, is_feature_space, mark_duplicates, reason_counts
 from .rules import PASS, REASONS
@@ -192,18 +193,21 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
         extractor = FilterContext(cfg, model, None, learned).prepare().extractor
         learned.classifier, learned.validation = train(
             extractor, learned.names, texts[2].tolist(), texts[3].tolist(), cfg.learn.validation,
-            cfg.learn.regularization, cfg.seed, cfg.learn.language_prior)
+            cfg.learn.regularization, cfg.seed, cfg.learn.language_prior,
+            fit=lambda src, tgt: extractor.fit_alignment(src, tgt, cfg.learn.lexical_buckets))
+        learned.alignment = extractor.alignment
         seconds["train"] = lap.seconds()
     return model, None
 
 
 def save_learned(path: str, cfg: FilterConfig, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
                  data_hash: str) -> None:
-    """A ``filter`` artifact: PHSIC, the corpus counts and the classifier, with the config."""
+    """A ``filter`` artifact: PHSIC, the corpus counts, the alignment tables and the classifier, with the config."""
     phsic_params, phsic_arrays = model.state()
     classifier_params, classifier_arrays = learned.classifier.state()
     counts = {k: v.astype(np.int64) for k, v in learned.counts.arrays().items()}
     arrays = {**{f"phsic_{k}": v for k, v in phsic_arrays.items()}, **{f"counts_{k}": v for k, v in counts.items()},
+              **{f"alignment_{k}": v for k, v in learned.alignment.arrays().items()},
               **{f"classifier_{k}": v for k, v in classifier_arrays.items()}}
     artifact.save(path, KIND, arrays, {
         "config": to_dict(cfg), "encoders": encoders, "data_sha256": data_hash, "phsic": phsic_params,
@@ -221,6 +225,7 @@ def load_learned(path: str, cfg: FilterConfig, learned: LearnedScorer) -> tuple[
     try:
         model = PHSIC.from_artifact({"model": header["phsic"], "config": header["config"]}, part("phsic_"))
         counts = CorpusCounts(**part("counts_"))
+        alignment = AlignmentModel.from_arrays(part("alignment_"))
         classifier = PairClassifier.from_state(header["classifier"], part("classifier_"))
         names, encoders = header["features"], header["encoders"]
     except (KeyError, TypeError) as exc:
@@ -232,7 +237,8 @@ def load_learned(path: str, cfg: FilterConfig, learned: LearnedScorer) -> tuple[
             and counts.trigrams.ndim == 2 and counts.trigrams.shape[0] == 2, f"{path}: corpus counts have bad shapes")
     require(names == learned.names == classifier.names and isinstance(encoders, list),
             f"{path}: its features {names} are not this run's {learned.names}")
-    learned.counts, learned.classifier, learned.validation = counts, classifier, header.get("validation")
+    learned.counts, learned.alignment, learned.classifier = counts, alignment, classifier
+    learned.validation = header.get("validation")
     return header, model
 
 

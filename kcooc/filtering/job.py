@@ -38,6 +38,7 @@ from ..linalg import vstack
 from ..phsic.model import PHSIC, CrossMoments
 from ..text import TextStats
 from .config import FilterConfig
+from .alignment import AlignmentModel
 from .features import CorpusCounts
 from .rules import CODE, PASS, REASONS, rule_reasons
 from .scorer import FeatureExtractor, PairClassifier
@@ -77,10 +78,12 @@ class Scored:
 
 @dataclasses.dataclass
 class LearnedScorer:
-    """What the learned score needs besides PHSIC: feature names, corpus model and classifier."""
+    """What the learned score needs besides PHSIC: feature names, corpus counts, alignment model
+    and classifier."""
 
     names: list[str]
     counts: CorpusCounts | None = None
+    alignment: AlignmentModel | None = None
     classifier: PairClassifier | None = None
     validation: dict | None = None
 
@@ -101,7 +104,7 @@ class FilterContext(Context):
 
             corpus = CorpusModel(self.learned.counts) if self.learned.counts is not None else None
             self.extractor = FeatureExtractor(self.learned.names, self.cfg.src_lang, self.cfg.tgt_lang,
-                                              self.encoders, self.model, corpus)
+                                              self.encoders, self.model, corpus, self.learned.alignment)
         return self
 
     def encode(self, src: list[str], tgt: list[str], rows: np.ndarray, texts: bool = False,

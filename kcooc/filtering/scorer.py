@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import InputError
 from ..metrics import roc_auc
 from ..text import TextStats
+from .alignment import ALIGNMENT_FEATURES, AlignmentModel
 from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features
 from .noise import NOISE_KINDS, synthesize
 
@@ -31,20 +32,21 @@ def feature_names(src_lang: str | None, tgt_lang: str | None, languages: bool = 
     """Features in the order of the columns: the per-pair ones (kept per line from the screen pass),
     then PHSIC and the ones from corpus statistics."""
     language = [name for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if languages and code]
-    return [*PAIR_FEATURES, *language, "phsic", *CORPUS_FEATURES]
+    return [*PAIR_FEATURES, *language, "phsic", *CORPUS_FEATURES, *ALIGNMENT_FEATURES]
 
 
 class FeatureExtractor:
     """Every feature of a block of pairs. Built once per worker: the language identifier, PHSIC
-    (a fitted :class:`~kcooc.phsic.model.PHSIC` with the pair encoders) and the corpus model."""
+    (a fitted :class:`~kcooc.phsic.model.PHSIC` with the pair encoders), the corpus model and the
+    alignment model."""
 
     def __init__(self, names: list[str], src_lang: str | None, tgt_lang: str | None, encoders=None, phsic=None,
-                 corpus: CorpusModel | None = None):
+                 corpus: CorpusModel | None = None, alignment: AlignmentModel | None = None):
         self.names = names
         self.languages = [code for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if name in names]
         self.sides = [side for side, name in enumerate(LANGUAGE_FEATURES) if name in names]
         self.pair_width = len(PAIR_FEATURES) + len(self.sides)
-        self.encoders, self.phsic, self.corpus = encoders, phsic, corpus
+        self.encoders, self.phsic, self.corpus, self.alignment = encoders, phsic, corpus, alignment
         self.identifier = None
         if self.sides:
             from ..langid import LanguageIdentifier
@@ -60,8 +62,12 @@ class FeatureExtractor:
         return np.hstack(columns)
 
     def statistical(self, src: list[str], tgt: list[str], X, Y) -> np.ndarray:
-        """PHSIC of the encoded pairs and the corpus-statistics features, (n, 7) float32."""
-        return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt)])
+        """PHSIC of the encoded pairs, the corpus-statistics and the alignment features, (n, 11) float32."""
+        return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt),
+                                self.alignment.features(src, tgt)])
+
+    def fit_alignment(self, src: list[str], tgt: list[str], buckets: int) -> None:
+        self.alignment = AlignmentModel.fit(src, tgt, buckets)
 
     def __call__(self, src: list[str], tgt: list[str]) -> np.ndarray:
         """Every feature, from the texts alone (used for the training examples)."""
@@ -202,16 +208,20 @@ class PairClassifier:
 
 
 def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
-          validation: float, regularization: float, seed: int, language_prior: float = 0.9
-          ) -> tuple[PairClassifier, dict]:
+          validation: float, regularization: float, seed: int, language_prior: float = 0.9,
+          fit: Callable[[list[str], list[str]], None] | None = None) -> tuple[PairClassifier, dict]:
     """Fit a :class:`PairClassifier` on the clean ``(src, tgt)`` against their synthetic noise.
 
-    ``features(src, tgt)`` returns the feature rows. A seeded ``validation`` share of the clean
+    ``features(src, tgt)`` returns the feature rows; ``fit``, if given, is first called with every
+    example, clean and noisy: models of the corpus fitted there (the alignment tables) see the
+    training noise as they see the noise of a scored corpus, which they are fitted on too. A seeded ``validation`` share of the clean
     pairs, with their noisy copies, is held out; returns the classifier and its held-out report.
     """
     if len(src) < 10:
         raise InputError(f"only {len(src)} pairs pass the rules: too few to learn a score from (need 10)")
     noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed)
+    if fit is not None:
+        fit(src + noisy_src, tgt + noisy_tgt)
     F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
     clean = np.repeat([True, False], len(src))
     held = np.tile(np.random.default_rng(seed + 1).random(len(src)) < validation, 2)
