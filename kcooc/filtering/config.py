@@ -83,7 +83,8 @@ class LearnConfig:
     sample: int = option(20000, "clean examples: a seeded sample of this many pairs that pass the rules (the same "
                          "on any engine), each with one synthetic noisy copy (see kcooc/filtering/noise.py)")
     validation: float = option(0.2, "share of the examples held out to report the classifier's accuracy and ROC-AUC")
-    regularization: float = option(1.0, "inverse L2 strength C of the logistic regression on standardised features")
+    regularization: float = option(0.01, "inverse L2 strength C of the logistic regression on standardised features "
+                                   "(strong: the synthetic noise is easier than real noise, so a loose fit overfits it)")
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): each side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
                              "clean sampled sides of the same length")
