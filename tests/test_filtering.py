@@ -228,6 +228,7 @@ from kcooc.encoders import _SEPARATORS, mix64  # noqa: E402
 from kcooc.filtering import features as feat  # noqa: E402
 from kcooc.filtering.alignment import DIAGONALS, AlignmentModel, token_sequences  # noqa: E402
 from kcooc.filtering.alignment import TOKEN_LIMIT as ALIGNMENT_TOKEN_LIMIT  # noqa: E402
+from kcooc.filtering.mismatch import mismatch_features  # noqa: E402
 from kcooc.filtering.noise import MINHASHES, NOISE_KINDS, similar_partners, synthesize  # noqa: E402
 from kcooc.filtering.scorer import PairClassifier, train  # noqa: E402
 
@@ -247,10 +248,17 @@ def excerpt(n=300):
     return en + [s for s, _ in FORMAT_PAIRS] + SPECIAL, ja + [t for _, t in FORMAT_PAIRS] + SPECIAL[::-1]
 
 
-def naive_items(sentence, kind):
+def naive_item_list(sentence, kind):
+    """Numbers (as ASCII digit strings) or placeholders of a sentence, each as often as it occurs."""
     if kind == "numbers":
         normal = "".join(str(int(c)) if c.isdecimal() and ord(c) < 0x10000 else c for c in sentence)
-        return set(re.findall(r"[0-9]+", normal))
+        return re.findall(r"[0-9]+", normal)
+    return feat.PATTERNS[kind].findall(sentence)
+
+
+def naive_items(sentence, kind):
+    if kind == "numbers":
+        return set(naive_item_list(sentence, kind))
     if kind == "capitals":
         tokens, current = [], ""
         for c in sentence + " ":
@@ -293,6 +301,24 @@ def test_pair_features_equal_a_per_pair_reference(pair):
     rows = {s: row for s, row in zip(src, got)}
     assert rows["Delete %s files (%d left)"][5] == 1.0 and rows["Version 2.10, released 2024"][4] == 1.0
     assert rows["Hello %(name)s, ${HOME} is set"][5] == 0.5 and rows["The GNU Image Manipulation Program"][7] < 1
+
+
+@pytest.mark.parametrize("pair", ["en-ja", "en-de"])
+def test_mismatch_features_equal_a_multiset_reference(pair):
+    from collections import Counter
+
+    src, tgt = excerpt()
+    if pair == "en-de":
+        with open(f"{DATA}/{pair}.tsv", encoding="utf-8") as f:
+            rows = [line.rstrip("\n").split("\t") for line in f]
+        src, tgt = [r[0] for r in rows] + src, [r[1] for r in rows] + tgt
+    src, tgt = src + ["%qs and %qs at 1,000", "%s"], tgt + ["%qs und bei 1.000 1.000", ""]
+    got = mismatch_features(src, tgt, TextStats(src), TextStats(tgt))
+    expected = [[math.log1p(sum(((Counter(naive_item_list(s, kind)) - Counter(naive_item_list(t, kind)))
+                                 + (Counter(naive_item_list(t, kind)) - Counter(naive_item_list(s, kind)))).values()))
+                 for kind in ("numbers", "placeholders")] for s, t in zip(src, tgt)]
+    np.testing.assert_allclose(got, np.array(expected), rtol=1e-6)
+    assert got[-2].tolist() == pytest.approx([math.log(3), math.log(2)]) and got[-1].tolist() == pytest.approx([0, math.log(2)])
 
 
 def naive_hash(text):
@@ -404,9 +430,13 @@ def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():
         elif kind == "untranslated":
             assert (ns == s and nt in src and nt != s) or (nt == t and ns in tgt and ns != t)
         elif kind in ("truncated", "words_dropped"):
-            assert (ns == s) != (nt == t) and len(ns) + len(nt) < len(s) + len(t)
+            cut = (ns == s) != (nt == t) and len(ns) + len(nt) < len(s) + len(t)
+            assert cut or ((ns, nt) == (s, t) and 1 in (len(s), len(t)))  # a side of one unit cannot be cut
         elif kind == "numbers_changed":
             assert ns == s and nt != t and len(nt) >= len(t)
+        elif kind == "joined":
+            assert (ns == s and nt.startswith(t) and nt[len(t):].strip() in tgt) != (
+                nt == t and ns.startswith(s) and ns[len(s):].strip() in src)
         elif kind == "placeholders_dropped":
             found = feat.PATTERNS["placeholders"].findall(t)
             assert ns == s and (not feat.PATTERNS["placeholders"].findall(nt) if found else nt.count("%s") == 1)

@@ -22,6 +22,8 @@ on (an evaluation should use other noise, or other generators of it):
   on either side, a random 1-4 digit number inserted into the target;
 * ``placeholders_dropped``: every placeholder of the target (features.PATTERNS) deleted, or,
   with none, ``%s`` inserted into it;
+* ``joined``: one side (the target two times in three) followed by the same side of another
+  sampled pair (the same derangement as ``misaligned``): a segmentation error;
 * ``swapped_sides``: source and target exchanged (the wrong direction: both sides in the wrong language).
 
 A *unit* is a whitespace-separated word, or a character on a side written without spaces
@@ -39,7 +41,7 @@ from .features import PATTERNS
 MINHASHES = 4
 
 NOISE_KINDS = ("misaligned", "near_miss", "truncated", "copied_source", "untranslated", "words_dropped", "partial_copy",
-               "numbers_changed", "placeholders_dropped", "swapped_sides")
+               "numbers_changed", "placeholders_dropped", "joined", "swapped_sides")
 
 
 def _units(text: str) -> tuple[list[str], str]:
@@ -76,6 +78,11 @@ def _change_numbers(src: str, tgt: str, rng: np.random.Generator) -> str:
     units, joiner = _units(tgt)
     at = int(rng.integers(len(units) + 1))
     return joiner.join(units[:at] + [str(int(rng.integers(1, 10_000)))] + units[at:])
+
+
+def _join(text: str, other: str) -> str:
+    """``text`` followed by ``other``, with a space between unless ``text`` is written without spaces."""
+    return text + (" " if " " in text.strip() else "") + other
 
 
 def _drop_placeholders(tgt: str, rng: np.random.Generator) -> str:
@@ -150,6 +157,11 @@ def synthesize(src: list[str], tgt: list[str], seed: int) -> tuple[list[str], li
             noisy_tgt[i] = _change_numbers(s, t, rng)
         elif kind == "placeholders_dropped":
             noisy_tgt[i] = _drop_placeholders(t, rng)
+        elif kind == "joined":
+            if on_target:
+                noisy_tgt[i] = _join(t, tgt[partner[i]])
+            else:
+                noisy_src[i] = _join(s, src[partner[i]])
         else:
             noisy_src[i], noisy_tgt[i] = t, s
     return noisy_src, noisy_tgt, kinds

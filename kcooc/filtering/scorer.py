@@ -23,6 +23,7 @@ from ..metrics import roc_auc
 from ..text import TextStats
 from .alignment import ALIGNMENT_FEATURES, AlignmentModel
 from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features
+from .mismatch import MISMATCH_FEATURES, mismatch_features
 from .noise import NOISE_KINDS, synthesize
 
 DEVIATIONS = ("char_ratio", "word_ratio")
@@ -32,7 +33,7 @@ def feature_names(src_lang: str | None, tgt_lang: str | None, languages: bool = 
     """Features in the order of the columns: the per-pair ones (kept per line from the screen pass),
     then PHSIC and the ones from corpus statistics."""
     language = [name for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if languages and code]
-    return [*PAIR_FEATURES, *language, "phsic", *CORPUS_FEATURES, *ALIGNMENT_FEATURES]
+    return [*PAIR_FEATURES, *MISMATCH_FEATURES, *language, "phsic", *CORPUS_FEATURES, *ALIGNMENT_FEATURES]
 
 
 class FeatureExtractor:
@@ -45,7 +46,7 @@ class FeatureExtractor:
         self.names = names
         self.languages = [code for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if name in names]
         self.sides = [side for side, name in enumerate(LANGUAGE_FEATURES) if name in names]
-        self.pair_width = len(PAIR_FEATURES) + len(self.sides)
+        self.pair_width = len(PAIR_FEATURES) + len(MISMATCH_FEATURES) + len(self.sides)
         self.encoders, self.phsic, self.corpus, self.alignment = encoders, phsic, corpus, alignment
         self.identifier = None
         if self.sides:
@@ -54,9 +55,9 @@ class FeatureExtractor:
             self.identifier = LanguageIdentifier()
 
     def pair(self, src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
-        """The per-pair features (lengths, agreement, language ID), (n, pair_width) float32;
+        """The per-pair features (lengths, agreement, mismatch, language ID), (n, pair_width) float32;
         ``s``, ``t``: the sides' text statistics."""
-        columns = [pair_features(src, tgt, s, t)]
+        columns = [pair_features(src, tgt, s, t), mismatch_features(src, tgt, s, t)]
         for side, code in zip(self.sides, self.languages):
             columns.append(self.identifier.probability((src, tgt)[side], code).astype(np.float32)[:, None])
         return np.hstack(columns)
