@@ -583,15 +583,17 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     with pytest.raises(KcoocError, match="coef"):
         PairClassifier.from_state(params, {**arrays, "coef": arrays["coef"][:2]})
     # a declared language is a gate on the regression's probability, not one of its inputs
-    posterior = np.where(rng.random(400) < 0.3, rng.random(400) * 0.5, 1.0)
+    posterior = np.where(rng.random(400) < 0.3, rng.random(400) ** 8 * 0.5, 1.0)
     chars = rng.integers(1, 200, 400)
     G = np.column_stack([F, np.log1p(chars), posterior])
     gated = PairClassifier(names + ["tgt_chars", "tgt_lang"], regularization=0.5, language_prior=0.8).fit(G, clean)
     plain = PairClassifier(names + ["tgt_chars"], regularization=0.5).fit(G[:, :4], clean)
     bucket = np.array([sum(c >= edge for edge in (10, 25, 50, 100)) for c in chars])
-    rate = np.array([((posterior < 0.5) & clean & (bucket == b)).sum() + 1 for b in range(5)]) / \
-        np.array([(clean & (bucket == b)).sum() + 2 for b in range(5)])
-    q = 0.8 * rate[bucket] / (0.8 * rate[bucket] + 0.2)
+    edges = [-87.0, -30.0, -10.0, math.log(0.5)]
+    depth = [next((e for e in edges if math.log(p) <= e), edges[-1]) for p in posterior]  # the first edge >= log P
+    rate = np.array([(sum(1 for j in range(400) if clean[j] and bucket[j] == bucket[i] and math.log(posterior[j]) <= depth[i]) + 1)
+                     / ((clean & (bucket == bucket[i])).sum() + 2) for i in range(400)])
+    q = 0.8 * rate / (0.8 * rate + 0.2)
     np.testing.assert_allclose(gated.predict_proba(G), plain.predict_proba(G[:, :4]) * (posterior + (1 - posterior) * q),
                                rtol=1e-12)
     weakest = gated.weakest(G)

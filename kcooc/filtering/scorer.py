@@ -78,6 +78,7 @@ class FeatureExtractor:
 
 
 LENGTH_EDGES = np.array([10, 25, 50, 100])  # characters: the language gate trusts the identifier per length
+LOG_POSTERIOR_EDGES = np.array([-87.0, -30.0, -10.0, np.log(0.5)])  # ... and per depth of its "no"
 
 
 class PairClassifier:
@@ -86,9 +87,13 @@ class PairClassifier:
 
     P is the identifier's posterior of the side's expected language; q the probability that the
     side is nevertheless in it when the identifier says no, by Bayes with a prior ``language_prior``
-    of right-language sides and the identifier's rejection rate r of clean sides of that length
-    (measured on the clean training pairs): q = prior r / (prior r + 1 - prior). Short strings,
-    which the identifier often gets wrong, are then hardly penalised; long ones strongly.
+    of right-language sides and the share r of clean sides of that length whose log posterior is as
+    low (at most the first of ``LOG_POSTERIOR_EDGES`` at or above the side's; measured on the clean
+    training pairs, smoothed (count + 1) / (n + 2)): q = prior r / (prior r + 1 - prior). Short
+    strings, which the identifier often gets wrong, are then hardly penalised; long ones strongly;
+    and a side the identifier rejects far more firmly than any clean side of its length (a text in
+    a third language: its log posterior of the expected one is often below -10) is penalised even
+    when short.
 
     The posteriors are a factor, not inputs of the regression: self-made noise can only put the
     *other side's* language on a side, which other features already reveal, so the regression
@@ -131,11 +136,15 @@ class PairClassifier:
         self.reference_ = Z[clean].mean(axis=0)  # the average clean pair, standardised
         F = np.asarray(F, np.float64)[clean]
         buckets = self._length_buckets(F)
-        rejected = F[:, self.gate_columns] < 0.5
-        self.rejection_ = np.array([(np.bincount(b[r], minlength=LENGTH_EDGES.size + 1) + 1)
-                                    / (np.bincount(b, minlength=LENGTH_EDGES.size + 1) + 2)
-                                    for b, r in zip(buckets.T, rejected.T)]).reshape(-1, LENGTH_EDGES.size + 1)
+        at_most = self._log_posteriors(F)[:, :, None] <= LOG_POSTERIOR_EDGES  # (rows, gates, edges)
+        self.rejection_ = np.array([[(at_most[b == k, g].sum(axis=0) + 1) / (np.sum(b == k) + 2)
+                                     for k in range(LENGTH_EDGES.size + 1)] for g, b in enumerate(buckets.T)]
+                                   ).reshape(len(self.gate_columns), LENGTH_EDGES.size + 1, LOG_POSTERIOR_EDGES.size)
         return self
+
+    def _log_posteriors(self, F: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(np.asarray(F, np.float64)[:, self.gate_columns])
 
     def _length_buckets(self, F: np.ndarray) -> np.ndarray:
         return np.searchsorted(LENGTH_EDGES, np.expm1(F[:, self.length_columns]) + 0.5)
@@ -158,7 +167,8 @@ class PairClassifier:
     def _gate(self, F: np.ndarray) -> np.ndarray:
         """(rows, languages) factors P + (1 - P) q (see the class docstring)."""
         F = np.asarray(F, np.float64)
-        r = self.rejection_[np.arange(len(self.gate_columns)), self._length_buckets(F)]
+        depth = np.minimum(np.searchsorted(LOG_POSTERIOR_EDGES, self._log_posteriors(F)), LOG_POSTERIOR_EDGES.size - 1)
+        r = self.rejection_[np.arange(len(self.gate_columns)), self._length_buckets(F), depth]
         q = self.language_prior * r / (self.language_prior * r + 1 - self.language_prior)
         P = F[:, self.gate_columns]
         return P + (1 - P) * q
@@ -200,7 +210,8 @@ class PairClassifier:
                           ("coef", width + model.pairs[0].size), ("reference", width)):
             if key not in arrays or arrays[key].shape != (size,):
                 raise InputError(f"classifier array {key!r} is missing or has the wrong shape")
-        if arrays.get("rejection", np.zeros(0)).shape != (len(model.gate_columns), LENGTH_EDGES.size + 1):
+        if arrays.get("rejection", np.zeros(0)).shape != (len(model.gate_columns), LENGTH_EDGES.size + 1,
+                                                          LOG_POSTERIOR_EDGES.size):
             raise InputError("classifier array 'rejection' is missing or has the wrong shape")
         model.rejection_ = arrays["rejection"]
         model.medians_, model.mean_, model.scale_ = arrays["medians"], arrays["mean"], arrays["scale"]
