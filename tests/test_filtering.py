@@ -620,6 +620,20 @@ def test_training_is_seeded_and_reports_held_out_numbers():
     with pytest.raises(KcoocError, match="too few"):
         train(features, list(feat.PAIR_FEATURES), src[:5], tgt[:5], 0.25, 1.0, seed=7)
 
+    # with a doubtful share: the final fit leaves out the clean training pairs the first fit scored lowest
+    names = list(feat.PAIR_FEATURES)
+    cleaned, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3)
+    noisy_src, noisy_tgt, _ = synthesize(src, tgt, 7)
+    F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
+    held = np.tile(np.random.default_rng(8).random(600) < 0.25, 2)
+    clean_rows = [i for i in range(600) if not held[i]]
+    p = first.predict_proba(F[clean_rows])
+    doubtful = {clean_rows[k] for k in sorted(range(len(clean_rows)), key=lambda k: p[k])[: int(0.3 * len(clean_rows))]}
+    keep = [i for i in range(1200) if not held[i] and i not in doubtful]
+    expected = PairClassifier(names, 1.0, 7).fit(F[keep], np.arange(1200)[keep] < 600)
+    np.testing.assert_allclose(cleaned.coef_, expected.coef_)
+    assert not np.allclose(cleaned.coef_, first.coef_)
+
 
 def test_learned_scores_through_the_passes_equal_the_classifier_on_every_feature(tmp_path):
     from kcooc.filtering.commands import learn_or_load

@@ -221,13 +221,17 @@ class PairClassifier:
 
 def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
           validation: float, regularization: float, seed: int, language_prior: float = 0.9,
-          fit: Callable[[list[str], list[str]], None] | None = None) -> tuple[PairClassifier, dict]:
+          fit: Callable[[list[str], list[str]], None] | None = None, doubtful_share: float = 0.0
+          ) -> tuple[PairClassifier, dict]:
     """Fit a :class:`PairClassifier` on the clean ``(src, tgt)`` against their synthetic noise.
 
     ``features(src, tgt)`` returns the feature rows; ``fit``, if given, is first called with every
     example, clean and noisy: models of the corpus fitted there (the alignment tables) see the
-    training noise as they see the noise of a scored corpus, which they are fitted on too. A seeded ``validation`` share of the clean
-    pairs, with their noisy copies, is held out; returns the classifier and its held-out report.
+    training noise as they see the noise of a scored corpus, which they are fitted on too. A seeded
+    ``validation`` share of the clean pairs, with their noisy copies, is held out. With
+    ``doubtful_share``, the classifier is fitted twice: the second time without that share of the
+    clean training pairs that the first fit scored lowest (the sample is the corpus's own pairs,
+    noise included). Returns the classifier and its held-out report.
     """
     if len(src) < 10:
         raise InputError(f"only {len(src)} pairs pass the rules: too few to learn a score from (need 10)")
@@ -238,6 +242,11 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     clean = np.repeat([True, False], len(src))
     held = np.tile(np.random.default_rng(seed + 1).random(len(src)) < validation, 2)
     classifier = PairClassifier(names, regularization, seed, language_prior).fit(F[~held], clean[~held])
+    if doubtful_share:  # the corpus's own pairs are not all clean: refit without the least credible
+        rows = np.flatnonzero(~held & clean)
+        keep = ~held
+        keep[rows[np.argsort(classifier.predict_proba(F[rows]), kind="stable")[: int(doubtful_share * rows.size)]]] = False
+        classifier = PairClassifier(names, regularization, seed, language_prior).fit(F[keep], clean[keep])
     p = classifier.predict_proba(F[held])
     truth, kinds_held = clean[held], kinds[held[len(src):]]
     noise_p = p[~truth]
