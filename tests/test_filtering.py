@@ -505,14 +505,15 @@ def naive_alignment(src, tgt, buckets):
     features = []
     for s, t in zip(*sequences):
         m, n = cut(len(s), len(t))
+        ratio = math.log1p(len(t)) - math.log1p(len(s))
         if not m or not n:
-            features.append([math.log(1 / buckets)] * 2 + [0.0, 0.0])
+            features.append([math.log(1 / buckets)] * 2 + [0.0, 0.0, ratio])
             continue
         s, t = s[:m], t[:n]
         best_t, forward = viterbi_and_score(s, t, tables[0], lambdas[0])
         best_s, reverse = viterbi_and_score(t, s, tables[1], lambdas[1])
         links = {(i, j) for j, i in enumerate(best_t) if i >= 0 and best_s[i] == j}
-        features.append([forward, reverse, len({i for i, _ in links}) / m, len({j for _, j in links}) / n])
+        features.append([forward, reverse, len({i for i, _ in links}) / m, len({j for _, j in links}) / n, ratio])
     return tables, lambdas, np.array(features)
 
 

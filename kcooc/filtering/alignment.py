@@ -18,7 +18,9 @@ language pairs with different word orders). Features per pair (``ALIGNMENT_FEATU
   the two directions' most probable (Viterbi) alignments (Och & Ney 2003, §4.1): a word whose
   best partner prefers another word, or the empty word, counts as uncovered. A near miss (the
   translation of a neighbouring segment) shares common words with the source but leaves the
-  words that make it different uncovered.
+  words that make it different uncovered;
+* ``token_ratio``: log(1 + target tokens) - log(1 + source tokens), the length ratio in these
+  tokens (for Japanese or Chinese a character each, which whitespace words miss).
 
 Long pairs are cut to ``TOKEN_LIMIT`` words on their longer side and the same share of the
 shorter one (their prefixes), which bounds the cost per pair. Tokens are those of the lexical
@@ -35,7 +37,7 @@ from ..encoders import _SEPARATORS
 from ..errors import InputError
 from .features import _CJK, lowered
 
-ALIGNMENT_FEATURES = ("align_tgt", "align_src", "cover_src", "cover_tgt")
+ALIGNMENT_FEATURES = ("align_tgt", "align_src", "cover_src", "cover_tgt", "token_ratio")
 TOKEN_LIMIT = 48  # words of the longer side of a pair that the alignment sees
 DIAGONALS = (0.0, 1.0, 2.0, 4.0, 8.0)  # candidate lambdas of the diagonal prior
 
@@ -201,10 +203,12 @@ class AlignmentModel:
                                 TOKEN_LIMIT, counts)
 
     def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
-        """The ALIGNMENT_FEATURES of each pair, (n, 4) float32."""
+        """The ALIGNMENT_FEATURES of each pair, (n, 5) float32."""
         (s_ids, s_ptr), (t_ids, t_ptr) = token_sequences(src, self.buckets), token_sequences(tgt, self.buckets)
-        return _pair_scores(s_ptr, s_ids, t_ptr, t_ids, self.forward, self.reverse, self.diagonals,
-                            self.null_probability, TOKEN_LIMIT).astype(np.float32)
+        scores = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, self.forward, self.reverse, self.diagonals,
+                              self.null_probability, TOKEN_LIMIT)
+        ratio = np.log1p(np.diff(t_ptr)) - np.log1p(np.diff(s_ptr))
+        return np.column_stack([scores, ratio]).astype(np.float32)
 
     # -- persistence ------------------------------------------------------------------------------
     def arrays(self) -> dict[str, np.ndarray]:

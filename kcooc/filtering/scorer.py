@@ -26,7 +26,7 @@ from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusM
 from .mismatch import MISMATCH_FEATURES, mismatch_features
 from .noise import NOISE_KINDS, synthesize
 
-DEVIATIONS = ("char_ratio", "word_ratio")
+DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")
 
 
 def feature_names(src_lang: str | None, tgt_lang: str | None, languages: bool = True) -> list[str]:
@@ -63,7 +63,7 @@ class FeatureExtractor:
         return np.hstack(columns)
 
     def statistical(self, src: list[str], tgt: list[str], X, Y) -> np.ndarray:
-        """PHSIC of the encoded pairs, the corpus-statistics and the alignment features, (n, 11) float32."""
+        """PHSIC of the encoded pairs, the corpus-statistics and the alignment features, (n, 12) float32."""
         return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt),
                                 self.alignment.features(src, tgt)])
 
