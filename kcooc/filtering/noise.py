@@ -20,8 +20,9 @@ on (an evaluation should use other noise, or other generators of it):
   (a partly translated segment);
 * ``numbers_changed``: every digit of the target replaced by another digit, or, with no digit
   on either side, a random 1-4 digit number inserted into the target;
-* ``placeholders_dropped``: every placeholder of the target (features.PATTERNS) deleted, or,
-  with none, ``%s`` inserted into it;
+* ``placeholders_changed``: every placeholder of the target (features.PATTERNS) deleted, or
+  (one time in two) one of them inserted a second time at a random unit boundary; with none,
+  ``%s`` inserted;
 * ``joined``: one side (the target two times in three) followed by the same side of another
   sampled pair (the same derangement as ``misaligned``): a segmentation error;
 * ``swapped_sides``: source and target exchanged (the wrong direction: both sides in the wrong language).
@@ -41,7 +42,7 @@ from .features import PATTERNS
 MINHASHES = 4
 
 NOISE_KINDS = ("misaligned", "near_miss", "truncated", "copied_source", "untranslated", "words_dropped", "partial_copy",
-               "numbers_changed", "placeholders_dropped", "joined", "swapped_sides")
+               "numbers_changed", "placeholders_changed", "joined", "swapped_sides")
 
 
 def _units(text: str) -> tuple[list[str], str]:
@@ -85,13 +86,13 @@ def _join(text: str, other: str) -> str:
     return text + (" " if " " in text.strip() else "") + other
 
 
-def _drop_placeholders(tgt: str, rng: np.random.Generator) -> str:
-    dropped = " ".join(PATTERNS["placeholders"].sub(" ", tgt).split())
-    if dropped != " ".join(tgt.split()):
-        return dropped
+def _change_placeholders(tgt: str, rng: np.random.Generator) -> str:
+    found = PATTERNS["placeholders"].findall(tgt)
+    if found and rng.random() < 0.5:
+        return " ".join(PATTERNS["placeholders"].sub(" ", tgt).split())
     units, joiner = _units(tgt)
     at = int(rng.integers(len(units) + 1))
-    return joiner.join(units[:at] + ["%s"] + units[at:])
+    return joiner.join(units[:at] + [found[int(rng.integers(len(found)))] if found else "%s"] + units[at:])
 
 
 def similar_partners(src: list[str], tgt: list[str], fallback: np.ndarray, seed: int) -> np.ndarray:
@@ -155,8 +156,8 @@ def synthesize(src: list[str], tgt: list[str], seed: int) -> tuple[list[str], li
             noisy_tgt[i] = _partial_copy(s, t, rng.uniform(0.4, 0.7))
         elif kind == "numbers_changed":
             noisy_tgt[i] = _change_numbers(s, t, rng)
-        elif kind == "placeholders_dropped":
-            noisy_tgt[i] = _drop_placeholders(t, rng)
+        elif kind == "placeholders_changed":
+            noisy_tgt[i] = _change_placeholders(t, rng)
         elif kind == "joined":
             if on_target:
                 noisy_tgt[i] = _join(t, tgt[partner[i]])
