@@ -219,7 +219,8 @@ def test_learned_score_explains_drops_and_reports_its_validation(tmp_path):
     rows = annotated_rows(tmp_path / "why.tsv")
     names = {"src_chars", "tgt_chars", "char_ratio", "word_ratio", "numbers", "placeholders", "urls", "capitals",
              "punctuation", "src_lang", "tgt_lang", "phsic", "lexical_tgt_max", "lexical_tgt_avg", "lexical_src_max",
-             "lexical_src_avg", "fluency_src", "fluency_tgt"}
+             "lexical_src_avg", "fluency_src", "fluency_tgt", "numbers_mismatch", "placeholders_mismatch", "align_tgt",
+             "align_src", "cover_src", "cover_tgt", "token_ratio"}
     for r in rows:
         score, decision, reason, weakest, features = r[3], r[4], r[5], r[6], r[7]
         if score == "nan":
@@ -227,7 +228,8 @@ def test_learned_score_explains_drops_and_reports_its_validation(tmp_path):
             continue
         values = dict(item.split("=") for item in features.split(" "))
         assert set(values) == names and 0 <= float(score) <= 1
-        assert (weakest in names | {"char_ratio_deviation", "word_ratio_deviation"}) == (decision == "drop")
+        deviations = {"char_ratio_deviation", "word_ratio_deviation", "token_ratio_deviation"}
+        assert (weakest in names | deviations) == (decision == "drop")
     kept = [float(r[3]) for r in rows if r[4] == "keep"]
     assert len(kept) == summary["kept"] == round(0.8 * summary["eligible"])
     assert min(kept) >= max(float(r[3]) for r in rows if r[5] == "not_selected")

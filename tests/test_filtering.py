@@ -228,7 +228,10 @@ import zlib  # noqa: E402
 
 from kcooc.encoders import _SEPARATORS, mix64  # noqa: E402
 from kcooc.filtering import features as feat  # noqa: E402
-from kcooc.filtering.noise import NOISE_KINDS, synthesize  # noqa: E402
+from kcooc.filtering.alignment import DIAGONALS, AlignmentModel, token_sequences  # noqa: E402
+from kcooc.filtering.alignment import TOKEN_LIMIT as ALIGNMENT_TOKEN_LIMIT  # noqa: E402
+from kcooc.filtering.mismatch import mismatch_features  # noqa: E402
+from kcooc.filtering.noise import MINHASHES, NOISE_KINDS, similar_partners, synthesize  # noqa: E402
 from kcooc.filtering.scorer import PairClassifier, train  # noqa: E402
 
 FORMAT_PAIRS = [
@@ -247,10 +250,17 @@ def excerpt(n=300):
     return en + [s for s, _ in FORMAT_PAIRS] + SPECIAL, ja + [t for _, t in FORMAT_PAIRS] + SPECIAL[::-1]
 
 
-def naive_items(sentence, kind):
+def naive_item_list(sentence, kind):
+    """Numbers (as ASCII digit strings) or placeholders of a sentence, each as often as it occurs."""
     if kind == "numbers":
         normal = "".join(str(int(c)) if c.isdecimal() and ord(c) < 0x10000 else c for c in sentence)
-        return set(re.findall(r"[0-9]+", normal))
+        return re.findall(r"[0-9]+", normal)
+    return feat.PATTERNS[kind].findall(sentence)
+
+
+def naive_items(sentence, kind):
+    if kind == "numbers":
+        return set(naive_item_list(sentence, kind))
     if kind == "capitals":
         tokens, current = [], ""
         for c in sentence + " ":
@@ -333,6 +343,24 @@ def test_item_scan_equals_a_per_sentence_reference_on_real_and_bad_lines(pair):
     assert agreement.tolist() == expected  # exactly: the same divisions
 
 
+@pytest.mark.parametrize("pair", ["en-ja", "en-de"])
+def test_mismatch_features_equal_a_multiset_reference(pair):
+    from collections import Counter
+
+    src, tgt = excerpt()
+    if pair == "en-de":
+        with open(f"{DATA}/{pair}.tsv", encoding="utf-8") as f:
+            rows = [line.rstrip("\n").split("\t") for line in f]
+        src, tgt = [r[0] for r in rows] + src, [r[1] for r in rows] + tgt
+    src, tgt = src + ["%qs and %qs at 1,000", "%s"], tgt + ["%qs und bei 1.000 1.000", ""]
+    got = mismatch_features(src, tgt, TextStats(src), TextStats(tgt))
+    expected = [[math.log1p(sum(((Counter(naive_item_list(s, kind)) - Counter(naive_item_list(t, kind)))
+                                 + (Counter(naive_item_list(t, kind)) - Counter(naive_item_list(s, kind)))).values()))
+                 for kind in ("numbers", "placeholders")] for s, t in zip(src, tgt)]
+    np.testing.assert_allclose(got, np.array(expected), rtol=1e-6)
+    assert got[-2].tolist() == pytest.approx([math.log(3), math.log(2)]) and got[-1].tolist() == pytest.approx([0, math.log(2)])
+
+
 def naive_hash(text):
     h = 0xCBF29CE484222325
     for c in text:
@@ -341,7 +369,7 @@ def naive_hash(text):
     return ((h * 0xBF58476D1CE4E5B9) % 2**64) >> 32
 
 
-def naive_tokens(sentence, buckets, limit):
+def naive_token_list(sentence):
     tokens, current = [], ""
     for c in sentence.lower() + " ":
         separator = ord(c) < 0x10000 and _SEPARATORS[ord(c)]
@@ -354,7 +382,11 @@ def naive_tokens(sentence, buckets, limit):
             tokens.append(c)
         elif not separator:
             current += c
-    return sorted({naive_hash(t) % buckets for t in tokens})[:limit]
+    return tokens
+
+
+def naive_tokens(sentence, buckets, limit):
+    return sorted({naive_hash(t) % buckets for t in naive_token_list(sentence)})[:limit]
 
 
 def test_token_ids_equal_a_per_sentence_reference():
@@ -423,14 +455,14 @@ def test_corpus_features_equal_a_per_pair_reference():
 
 
 def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():
-    src, tgt = read_en_ja(160)
+    src, tgt = read_en_ja(20 * len(NOISE_KINDS))
     noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed=3)
     assert np.bincount(kinds).tolist() == [20] * len(NOISE_KINDS)
     again = synthesize(src, tgt, seed=3)
     assert again[:2] == (noisy_src, noisy_tgt) and np.array_equal(again[2], kinds)
     for i, kind in enumerate(NOISE_KINDS[k] for k in kinds):
         s, t, ns, nt = src[i], tgt[i], noisy_src[i], noisy_tgt[i]
-        if kind == "misaligned":
+        if kind in ("misaligned", "near_miss"):
             assert ns == s and nt in tgt and nt is not t
         elif kind == "copied_source":
             assert (ns, nt) == (s, s)
@@ -439,12 +471,128 @@ def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():
         elif kind == "untranslated":
             assert (ns == s and nt in src and nt != s) or (nt == t and ns in tgt and ns != t)
         elif kind in ("truncated", "words_dropped"):
-            assert (ns == s) != (nt == t) and len(ns) + len(nt) < len(s) + len(t)
+            cut = (ns == s) != (nt == t) and len(ns) + len(nt) < len(s) + len(t)
+            assert cut or ((ns, nt) == (s, t) and 1 in (len(s), len(t)))  # a side of one unit cannot be cut
         elif kind == "numbers_changed":
             assert ns == s and nt != t and len(nt) >= len(t)
+        elif kind == "joined":
+            assert (ns == s and nt.startswith(t) and nt[len(t):].strip() in tgt) != (
+                nt == t and ns.startswith(s) and ns[len(s):].strip() in src)
+        elif kind == "placeholders_changed":
+            found, now = (feat.PATTERNS["placeholders"].findall(x) for x in (t, nt))
+            assert ns == s and (not now or sorted(now) != sorted(found)) and (found or now == ["%s"])
         else:
             assert ns == s and nt != t
     assert synthesize(src, tgt, seed=4)[1] != noisy_tgt
+
+
+def test_token_sequences_equal_a_per_sentence_reference():
+    src, tgt = excerpt(100)
+    ids, indptr = token_sequences(src + tgt, 4096)
+    got = [ids[indptr[i] : indptr[i + 1]].tolist() for i in range(len(src + tgt))]
+    assert got == [[naive_hash(t) % 4096 for t in naive_token_list(s)] for s in src + tgt]
+
+
+def naive_alignment(src, tgt, buckets):
+    """IBM model 1 with fast_align's diagonal prior, EM from uniform tables, pair by pair in Python:
+    the tables, lambdas and ALIGNMENT_FEATURES the module docstring defines."""
+    p0, limit = AlignmentModel.null_probability, ALIGNMENT_TOKEN_LIMIT
+
+    def cut(m, n):
+        longest = max(m, n)
+        return (m, n) if longest <= limit else (max(1, m * limit // longest), max(1, n * limit // longest))
+
+    def prior(m, n, j, lam):
+        w = [math.exp(-lam * abs((i + 0.5) / m - (j + 0.5) / n)) for i in range(m)]
+        return [(1 - p0) * x / sum(w) for x in w]
+
+    def e_step(given, words, table, lam):
+        counts, log_likelihood = np.zeros_like(table), 0.0
+        for g, w in zip(given, words):
+            m, n = cut(len(g), len(w))
+            if not m or not n:
+                continue
+            for j in range(n):
+                weights = [p * table[g[i], w[j]] for i, p in enumerate(prior(m, n, j, lam))]
+                null = p0 * table[buckets, w[j]]
+                total = null + sum(weights)
+                log_likelihood += math.log(total)
+                counts[buckets, w[j]] += null / total
+                for i in range(m):
+                    counts[g[i], w[j]] += weights[i] / total
+        return counts, log_likelihood
+
+    sequences = [[[naive_hash(t) % buckets for t in naive_token_list(x)] for x in side] for side in (src, tgt)]
+    tables, lambdas = [], []
+    for given, words in (sequences, sequences[::-1]):
+        table, lam = np.full((buckets + 1, buckets), 1 / buckets), 0.0
+        for iteration in range(AlignmentModel.iterations):
+            counts = e_step(given, words, table, lam)[0] + AlignmentModel.smoothing
+            table = counts / counts.sum(axis=1, keepdims=True)
+            if iteration == 0:
+                lam = max(DIAGONALS, key=lambda d: e_step(given, words, table, d)[1])
+        tables.append(table)
+        lambdas.append(lam)
+
+    def viterbi_and_score(given, words, table, lam):
+        best, total = [], 0.0
+        for j in range(len(words)):
+            weights = [p * table[given[i], words[j]] for i, p in enumerate(prior(len(given), len(words), j, lam))]
+            null = p0 * table[buckets, words[j]]
+            best.append(int(np.argmax(weights)) if max(weights) > null else -1)
+            total += math.log(null + sum(weights))
+        return best, total / len(words)
+
+    features = []
+    for s, t in zip(*sequences):
+        m, n = cut(len(s), len(t))
+        ratio = math.log1p(len(t)) - math.log1p(len(s))
+        if not m or not n:
+            features.append([math.log(1 / buckets)] * 2 + [0.0, 0.0, ratio])
+            continue
+        s, t = s[:m], t[:n]
+        best_t, forward = viterbi_and_score(s, t, tables[0], lambdas[0])
+        best_s, reverse = viterbi_and_score(t, s, tables[1], lambdas[1])
+        links = {(i, j) for j, i in enumerate(best_t) if i >= 0 and best_s[i] == j}
+        features.append([forward, reverse, len({i for i, _ in links}) / m, len({j for _, j in links}) / n, ratio])
+    return tables, lambdas, np.array(features)
+
+
+def test_alignment_model_equals_a_naive_reference():
+    src, tgt = excerpt(30)
+    model = AlignmentModel.fit(src, tgt, 16)
+    tables, lambdas, features = naive_alignment(src, tgt, 16)
+    np.testing.assert_allclose(model.forward, tables[0], rtol=1e-5)
+    np.testing.assert_allclose(model.reverse, tables[1], rtol=1e-5)
+    assert model.diagonals.tolist() == lambdas
+    np.testing.assert_allclose(model.features(src, tgt), features, rtol=1e-5, atol=1e-5)
+    again = AlignmentModel.from_arrays(model.arrays())
+    assert np.array_equal(again.features(src, tgt), model.features(src, tgt))
+    with pytest.raises(KcoocError):
+        AlignmentModel.from_arrays({**model.arrays(), "reverse": model.reverse[:-1]})
+
+
+def test_similar_partners_share_a_minhash_of_their_sources():
+    src, tgt = read_en_ja(300)
+    src, tgt = src + ["same words here", "same words here too"], tgt + ["a", "b"]
+    fallback = np.roll(np.arange(len(src)), 1)
+    partner = similar_partners(src, tgt, fallback, seed=5)
+    assert np.array_equal(partner, similar_partners(src, tgt, fallback, seed=5))
+    assert partner[-2] == len(src) - 1 and partner[-1] == len(src) - 2
+
+    def signatures(sentence):  # naive MinHash of the in-order token hashes
+        hashes = [naive_hash(token) % (1 << 30) for token in naive_token_list(sentence)]
+        return [min(int(mix64(np.uint64(h) ^ mix64(np.uint64(k + 1)))) for h in hashes) if hashes else None
+                for k in range(MINHASHES)]
+
+    shared = 0
+    for i, j in enumerate(partner):
+        assert j != i
+        if j != fallback[i]:
+            assert src[j] != src[i] and tgt[j] != tgt[i]
+            assert any(a == b is not None for a, b in zip(signatures(src[i]), signatures(src[j])))
+            shared += 1
+    assert shared > len(src) // 3
 
 
 def test_classifier_matches_sklearn_and_survives_a_round_trip():
@@ -477,15 +625,17 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     with pytest.raises(KcoocError, match="coef"):
         PairClassifier.from_state(params, {**arrays, "coef": arrays["coef"][:2]})
     # a declared language is a gate on the regression's probability, not one of its inputs
-    posterior = np.where(rng.random(400) < 0.3, rng.random(400) * 0.5, 1.0)
+    posterior = np.where(rng.random(400) < 0.3, rng.random(400) ** 8 * 0.5, 1.0)
     chars = rng.integers(1, 200, 400)
     G = np.column_stack([F, np.log1p(chars), posterior])
     gated = PairClassifier(names + ["tgt_chars", "tgt_lang"], regularization=0.5, language_prior=0.8).fit(G, clean)
     plain = PairClassifier(names + ["tgt_chars"], regularization=0.5).fit(G[:, :4], clean)
     bucket = np.array([sum(c >= edge for edge in (10, 25, 50, 100)) for c in chars])
-    rate = np.array([((posterior < 0.5) & clean & (bucket == b)).sum() + 1 for b in range(5)]) / \
-        np.array([(clean & (bucket == b)).sum() + 2 for b in range(5)])
-    q = 0.8 * rate[bucket] / (0.8 * rate[bucket] + 0.2)
+    edges = [-87.0, -30.0, -10.0, math.log(0.5)]
+    depth = [next((e for e in edges if math.log(p) <= e), edges[-1]) for p in posterior]  # the first edge >= log P
+    rate = np.array([(sum(1 for j in range(400) if clean[j] and bucket[j] == bucket[i] and math.log(posterior[j]) <= depth[i]) + 1)
+                     / ((clean & (bucket == bucket[i])).sum() + 2) for i in range(400)])
+    q = 0.8 * rate / (0.8 * rate + 0.2)
     np.testing.assert_allclose(gated.predict_proba(G), plain.predict_proba(G[:, :4]) * (posterior + (1 - posterior) * q),
                                rtol=1e-12)
     weakest = gated.weakest(G)
@@ -511,6 +661,20 @@ def test_training_is_seeded_and_reports_held_out_numbers():
     assert 0.7 < report["validation_roc_auc"] <= 1 and set(report["validation_recall_by_noise"]) == set(NOISE_KINDS)
     with pytest.raises(KcoocError, match="too few"):
         train(features, list(feat.PAIR_FEATURES), src[:5], tgt[:5], 0.25, 1.0, seed=7)
+
+    # with a doubtful share: the final fit leaves out the clean training pairs the first fit scored lowest
+    names = list(feat.PAIR_FEATURES)
+    cleaned, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3)
+    noisy_src, noisy_tgt, _ = synthesize(src, tgt, 7)
+    F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
+    held = np.tile(np.random.default_rng(8).random(600) < 0.25, 2)
+    clean_rows = [i for i in range(600) if not held[i]]
+    p = first.predict_proba(F[clean_rows])
+    doubtful = {clean_rows[k] for k in sorted(range(len(clean_rows)), key=lambda k: p[k])[: int(0.3 * len(clean_rows))]}
+    keep = [i for i in range(1200) if not held[i] and i not in doubtful]
+    expected = PairClassifier(names, 1.0, 7).fit(F[keep], np.arange(1200)[keep] < 600)
+    np.testing.assert_allclose(cleaned.coef_, expected.coef_)
+    assert not np.allclose(cleaned.coef_, first.coef_)
 
 
 def test_learned_scores_through_the_passes_equal_the_classifier_on_every_feature(tmp_path):

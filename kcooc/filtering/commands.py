@@ -200,7 +200,10 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
         extractor = FilterContext(cfg, model, None, learned).prepare().extractor
         learned.classifier, learned.validation = train(
             extractor, learned.names, texts[2].tolist(), texts[3].tolist(), cfg.learn.validation,
-            cfg.learn.regularization, cfg.seed, cfg.learn.language_prior)
+            cfg.learn.regularization, cfg.seed, cfg.learn.language_prior,
+            fit=lambda src, tgt: extractor.fit_alignment(src, tgt, cfg.learn.lexical_buckets),
+            doubtful_share=cfg.learn.doubtful_share)
+        learned.alignment = extractor.alignment
         seconds["train"] = lap.seconds()
     return model, None
 

@@ -83,10 +83,13 @@ class LearnConfig:
     sample: int = option(20000, "clean examples: a seeded sample of this many pairs that pass the rules (the same "
                          "on any engine), each with one synthetic noisy copy (see kcooc/filtering/noise.py)")
     validation: float = option(0.2, "share of the examples held out to report the classifier's accuracy and ROC-AUC")
-    regularization: float = option(1.0, "inverse L2 strength C of the logistic regression on standardised features")
+    regularization: float = option(0.01, "inverse L2 strength C of the logistic regression on standardised features "
+                                   "(strong: the synthetic noise is easier than real noise, so a loose fit overfits it)")
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): each side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
                              "clean sampled sides of the same length")
+    doubtful_share: float = option(0.2, "share of the sampled pairs (the clean examples, which are the corpus's own and "
+                                   "so hold its noise) that a first fit scores lowest and the final fit leaves out")
     language_prior: float = option(0.9, "language gate: prior share of sides in their expected language")
     lexical_buckets: int = option(2048, "hashed word ids per side in the lexical translation table (B x B counts)")
     fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency model")
@@ -95,6 +98,8 @@ class LearnConfig:
         if self.sample < 10 or not 0 < self.validation < 1 or self.regularization <= 0 or not 0 < self.language_prior < 1:
             raise InputError("learn.sample must be >= 10, learn.validation in (0, 1), learn.regularization > 0 "
                              "and learn.language_prior in (0, 1)")
+        if not 0 <= self.doubtful_share < 1:
+            raise InputError("learn.doubtful_share must be in [0, 1)")
         if self.lexical_buckets < 1 or self.fluency_buckets < 1:
             raise InputError("learn.lexical_buckets and learn.fluency_buckets must be >= 1")
 

@@ -38,7 +38,9 @@ CORPUS_FEATURES = ("lexical_tgt_max", "lexical_tgt_avg", "lexical_src_max", "lex
                    "fluency_src", "fluency_tgt")
 
 PATTERNS = {
-    "placeholders": re.compile(r"%(?:\([^)\s]+\))?[-+ #0]*\d*(?:\.\d+)?[sdifeEgGxXuoc]|%\d+\$?[sd]?|\{[\w.:!]*\}"
+    # printf with length modifiers and GCC's %q/%< %>, %NAME (LibreOffice), {0}, $VAR, markup, entities
+    "placeholders": re.compile(r"%(?:\([^)\s]+\))?\d*\$?[-+#0']*\d*(?:\.\d+)?[hlLqjztw]*[A-Za-z][A-Z0-9_]*|%[<>]"
+                               r"|%\d+\$?[sd]?|\{[\w.:!]*\}"
                                r"|\$\{?\w+\}?|</?[A-Za-z][\w-]*[^<>]*>|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);"),
     "urls": re.compile(r"(?:https?|ftp)://[^\s<>\"]+|www\.[^\s<>\"]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
 }

@@ -40,6 +40,7 @@ from ..pairs import open_pairs
 from ..phsic.model import PHSIC, CrossMoments
 from ..text import TextStats
 from .config import FilterConfig
+from .alignment import AlignmentModel
 from .features import CorpusCounts
 from .rules import CODE, PASS, REASONS, rule_reasons
 from .scorer import FeatureExtractor, PairClassifier
@@ -84,10 +85,12 @@ class Scored:
 
 @dataclasses.dataclass
 class LearnedScorer:
-    """What the learned score needs besides PHSIC: feature names, corpus model and classifier."""
+    """What the learned score needs besides PHSIC: feature names, corpus counts, alignment model
+    and classifier."""
 
     names: list[str]
     counts: CorpusCounts | None = None
+    alignment: AlignmentModel | None = None
     classifier: PairClassifier | None = None
     validation: dict | None = None
 
@@ -108,7 +111,7 @@ class FilterContext(Context):
 
             corpus = CorpusModel(self.learned.counts) if self.learned.counts is not None else None
             self.extractor = FeatureExtractor(self.learned.names, self.cfg.src_lang, self.cfg.tgt_lang,
-                                              self.encoders, self.model, corpus)
+                                              self.encoders, self.model, corpus, self.learned.alignment)
         return self
 
     def encode(self, src: list[str], tgt: list[str], rows: np.ndarray, texts: bool = False,

@@ -6,6 +6,10 @@ kinds in turn over a seeded permutation. These are the only noise kinds the clas
 on (an evaluation should use other noise, or other generators of it):
 
 * ``misaligned``: the target of another sampled pair (a derangement of the sample);
+* ``near_miss``: the target of the sampled pair whose source is most like this one's (the
+  first of ``MINHASHES`` MinHash signatures of its source words that another pair shares,
+  Broder 1997; a random other pair when none does): a translation of a similar segment, which
+  shares words with the source, unlike a random pair's;
 * ``truncated``: one side (the target two times in three) cut to its first 20-60% of units;
 * ``copied_source``: the target replaced by the source (untranslated copy);
 * ``untranslated``: one side in the other side's language: the target replaced by the source of
@@ -16,6 +20,11 @@ on (an evaluation should use other noise, or other generators of it):
   (a partly translated segment);
 * ``numbers_changed``: every digit of the target replaced by another digit, or, with no digit
   on either side, a random 1-4 digit number inserted into the target;
+* ``placeholders_changed``: every placeholder of the target (features.PATTERNS) deleted, or
+  (one time in two) one of them inserted a second time at a random unit boundary; with none,
+  ``%s`` inserted;
+* ``joined``: one side (the target two times in three) followed by the same side of another
+  sampled pair (the same derangement as ``misaligned``): a segmentation error;
 * ``swapped_sides``: source and target exchanged (the wrong direction: both sides in the wrong language).
 
 A *unit* is a whitespace-separated word, or a character on a side written without spaces
@@ -26,8 +35,14 @@ from __future__ import annotations
 
 import numpy as np
 
-NOISE_KINDS = ("misaligned", "truncated", "copied_source", "untranslated", "words_dropped", "partial_copy",
-               "numbers_changed", "swapped_sides")
+from ..encoders import mix64
+from .alignment import token_sequences
+from .features import PATTERNS
+
+MINHASHES = 4
+
+NOISE_KINDS = ("misaligned", "near_miss", "truncated", "copied_source", "untranslated", "words_dropped", "partial_copy",
+               "numbers_changed", "placeholders_changed", "joined", "swapped_sides")
 
 
 def _units(text: str) -> tuple[list[str], str]:
@@ -66,6 +81,49 @@ def _change_numbers(src: str, tgt: str, rng: np.random.Generator) -> str:
     return joiner.join(units[:at] + [str(int(rng.integers(1, 10_000)))] + units[at:])
 
 
+def _join(text: str, other: str) -> str:
+    """``text`` followed by ``other``, with a space between unless ``text`` is written without spaces."""
+    return text + (" " if " " in text.strip() else "") + other
+
+
+def _change_placeholders(tgt: str, rng: np.random.Generator) -> str:
+    found = PATTERNS["placeholders"].findall(tgt)
+    if found and rng.random() < 0.5:
+        return " ".join(PATTERNS["placeholders"].sub(" ", tgt).split())
+    units, joiner = _units(tgt)
+    at = int(rng.integers(len(units) + 1))
+    return joiner.join(units[:at] + [found[int(rng.integers(len(found)))] if found else "%s"] + units[at:])
+
+
+def similar_partners(src: list[str], tgt: list[str], fallback: np.ndarray, seed: int) -> np.ndarray:
+    """For each pair another pair (``fallback[i]`` if none) with a MinHash signature of the source
+    words in common and other sides: for signature k = 1..MINHASHES in turn, the pairs still
+    without a partner that share their k-th signature with another one are put in a cycle in a
+    seeded order and each takes the next pair of its cycle."""
+    n = len(src)
+    ids, indptr = token_sequences(src, 1 << 30)
+    sentence = np.repeat(np.arange(n), np.diff(indptr))
+    rng = np.random.default_rng([seed, 1])
+    partner = np.full(n, -1)
+    for k in range(MINHASHES):
+        signature = np.full(n, np.iinfo(np.uint64).max, dtype=np.uint64)
+        np.minimum.at(signature, sentence, mix64(ids.astype(np.uint64) ^ mix64(np.uint64(k + 1))))
+        open_ = np.flatnonzero((partner < 0) & (np.diff(indptr) > 0))
+        order = open_[np.lexsort((rng.permutation(open_.size), signature[open_]))]
+        same = signature[order]
+        first = np.concatenate([[True], same[1:] != same[:-1]])
+        run = np.cumsum(first) - 1
+        starts = np.flatnonzero(first)
+        sizes = np.diff(np.append(starts, order.size))[run]
+        following = np.where(np.append(first[1:], True), starts[run], np.arange(order.size) + 1)
+        candidate = order[following]
+        chosen = sizes > 1
+        partner[order[chosen]] = candidate[chosen]
+    sources, targets = np.asarray(src, dtype=object), np.asarray(tgt, dtype=object)
+    bad = (partner < 0) | (sources[np.maximum(partner, 0)] == sources) | (targets[np.maximum(partner, 0)] == targets)
+    return np.where(bad, fallback, partner)
+
+
 def synthesize(src: list[str], tgt: list[str], seed: int) -> tuple[list[str], list[str], np.ndarray]:
     """One noisy pair per clean pair: (sources, targets, kind index into NOISE_KINDS)."""
     rng = np.random.default_rng(seed)
@@ -75,12 +133,15 @@ def synthesize(src: list[str], tgt: list[str], seed: int) -> tuple[list[str], li
     order = rng.permutation(n)
     partner = np.empty(n, dtype=np.int64)
     partner[order] = np.roll(order, -1)  # a derangement: no pair gets its own target (for n > 1)
+    similar = similar_partners(src, tgt, partner, seed)
     noisy_src, noisy_tgt = list(src), list(tgt)
     for i in range(n):
         s, t, kind = src[i], tgt[i], NOISE_KINDS[kinds[i]]
         on_target = rng.random() < 2 / 3
         if kind == "misaligned":
             noisy_tgt[i] = tgt[partner[i]]
+        elif kind == "near_miss":
+            noisy_tgt[i] = tgt[similar[i]]
         elif kind == "truncated":
             share = rng.uniform(0.2, 0.6)
             noisy_src[i], noisy_tgt[i] = (s, _prefix(t, share)) if on_target else (_prefix(s, share), t)
@@ -95,6 +156,13 @@ def synthesize(src: list[str], tgt: list[str], seed: int) -> tuple[list[str], li
             noisy_tgt[i] = _partial_copy(s, t, rng.uniform(0.4, 0.7))
         elif kind == "numbers_changed":
             noisy_tgt[i] = _change_numbers(s, t, rng)
+        elif kind == "placeholders_changed":
+            noisy_tgt[i] = _change_placeholders(t, rng)
+        elif kind == "joined":
+            if on_target:
+                noisy_tgt[i] = _join(t, tgt[partner[i]])
+            else:
+                noisy_src[i] = _join(s, src[partner[i]])
         else:
             noisy_src[i], noisy_tgt[i] = t, s
     return noisy_src, noisy_tgt, kinds

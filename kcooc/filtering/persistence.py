@@ -1,7 +1,7 @@
 """The ``filter`` artifact: what ``filter-parallel --save-model`` writes and ``--model`` reads.
 
 One ``.npz`` holds the three parts of the learned pair-quality score: PHSIC (arrays ``phsic_*``),
-the corpus counts (``counts_*``) and the classifier (``classifier_*``), with the config, the
+the corpus counts (``counts_*``), the alignment tables (``alignment_*``) and the classifier (``classifier_*``), with the config, the
 encoders' specs, the feature names, the languages and the validation report in the header.
 """
 
@@ -12,6 +12,7 @@ import numpy as np
 from .. import artifact
 from ..errors import InputError
 from ..phsic.model import PHSIC
+from .alignment import AlignmentModel
 from .features import CorpusCounts
 from .job import LearnedScorer
 from .scorer import PairClassifier
@@ -21,11 +22,12 @@ KIND = "filter"
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
                  data_hash: str) -> None:
-    """Write PHSIC, the corpus counts and the classifier of ``learned`` with the (resolved) ``config``."""
+    """Write PHSIC, the corpus counts, the alignment tables and the classifier of ``learned`` with the (resolved) ``config``."""
     phsic_params, phsic_arrays = model.state()
     classifier_params, classifier_arrays = learned.classifier.state()
     counts = {k: v.astype(np.int64) for k, v in learned.counts.arrays().items()}
     arrays = {**{f"phsic_{k}": v for k, v in phsic_arrays.items()}, **{f"counts_{k}": v for k, v in counts.items()},
+              **{f"alignment_{k}": v for k, v in learned.alignment.arrays().items()},
               **{f"classifier_{k}": v for k, v in classifier_arrays.items()}}
     artifact.save(path, KIND, arrays, {
         "config": config, "encoders": encoders, "data_sha256": data_hash, "phsic": phsic_params,
@@ -43,6 +45,7 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, learned:
     try:
         model = PHSIC.from_artifact({"model": header["phsic"], "config": header["config"]}, part("phsic_"))
         counts = CorpusCounts(**part("counts_"))
+        alignment = AlignmentModel.from_arrays(part("alignment_"))
         classifier = PairClassifier.from_state(header["classifier"], part("classifier_"))
         names, encoders = header["features"], header["encoders"]
     except (KeyError, TypeError) as exc:
@@ -54,7 +57,8 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, learned:
              and counts.trigrams.ndim == 2 and counts.trigrams.shape[0] == 2, f"{path}: corpus counts have bad shapes")
     _require(names == learned.names == classifier.names and isinstance(encoders, list),
              f"{path}: its features {names} are not this run's {learned.names}")
-    learned.counts, learned.classifier, learned.validation = counts, classifier, header.get("validation")
+    learned.counts, learned.alignment, learned.classifier = counts, alignment, classifier
+    learned.validation = header.get("validation")
     return header, model
 
 

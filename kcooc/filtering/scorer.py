@@ -20,30 +20,33 @@ import numpy as np
 
 from ..errors import InputError
 from ..text import TextStats
+from .alignment import ALIGNMENT_FEATURES, AlignmentModel
 from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features
+from .mismatch import MISMATCH_FEATURES, mismatch_features
 from .noise import NOISE_KINDS, synthesize
 
-DEVIATIONS = ("char_ratio", "word_ratio")
+DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")
 
 
 def feature_names(src_lang: str | None, tgt_lang: str | None, languages: bool = True) -> list[str]:
     """Features in the order of the columns: the per-pair ones (kept per line from the screen pass),
     then PHSIC and the ones from corpus statistics."""
     language = [name for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if languages and code]
-    return [*PAIR_FEATURES, *language, "phsic", *CORPUS_FEATURES]
+    return [*PAIR_FEATURES, *MISMATCH_FEATURES, *language, "phsic", *CORPUS_FEATURES, *ALIGNMENT_FEATURES]
 
 
 class FeatureExtractor:
     """Every feature of a block of pairs. Built once per worker: the language identifier, PHSIC
-    (a fitted :class:`~kcooc.phsic.model.PHSIC` with the pair encoders) and the corpus model."""
+    (a fitted :class:`~kcooc.phsic.model.PHSIC` with the pair encoders), the corpus model and the
+    alignment model."""
 
     def __init__(self, names: list[str], src_lang: str | None, tgt_lang: str | None, encoders=None, phsic=None,
-                 corpus: CorpusModel | None = None):
+                 corpus: CorpusModel | None = None, alignment: AlignmentModel | None = None):
         self.names = names
         self.languages = [code for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if name in names]
         self.sides = [side for side, name in enumerate(LANGUAGE_FEATURES) if name in names]
-        self.pair_width = len(PAIR_FEATURES) + len(self.sides)
-        self.encoders, self.phsic, self.corpus = encoders, phsic, corpus
+        self.pair_width = len(PAIR_FEATURES) + len(MISMATCH_FEATURES) + len(self.sides)
+        self.encoders, self.phsic, self.corpus, self.alignment = encoders, phsic, corpus, alignment
         self.identifier = None
         if self.sides:
             from ..langid import LanguageIdentifier
@@ -51,16 +54,20 @@ class FeatureExtractor:
             self.identifier = LanguageIdentifier()
 
     def pair(self, src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
-        """The per-pair features (lengths, agreement, language ID), (n, pair_width) float32;
+        """The per-pair features (lengths, agreement, mismatch, language ID), (n, pair_width) float32;
         ``s``, ``t``: the sides' text statistics."""
-        columns = [pair_features(src, tgt, s, t)]
+        columns = [pair_features(src, tgt, s, t), mismatch_features(src, tgt, s, t)]
         for side, code in zip(self.sides, self.languages):
             columns.append(self.identifier.probability((src, tgt)[side], code).astype(np.float32)[:, None])
         return np.hstack(columns)
 
     def statistical(self, src: list[str], tgt: list[str], X, Y) -> np.ndarray:
-        """PHSIC of the encoded pairs and the corpus-statistics features, (n, 7) float32."""
-        return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt)])
+        """PHSIC of the encoded pairs, the corpus-statistics and the alignment features, (n, 12) float32."""
+        return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt),
+                                self.alignment.features(src, tgt)])
+
+    def fit_alignment(self, src: list[str], tgt: list[str], buckets: int) -> None:
+        self.alignment = AlignmentModel.fit(src, tgt, buckets)
 
     def __call__(self, src: list[str], tgt: list[str]) -> np.ndarray:
         """Every feature, from the texts alone (used for the training examples)."""
@@ -70,6 +77,7 @@ class FeatureExtractor:
 
 
 LENGTH_EDGES = np.array([10, 25, 50, 100])  # characters: the language gate trusts the identifier per length
+LOG_POSTERIOR_EDGES = np.array([-87.0, -30.0, -10.0, np.log(0.5)])  # ... and per depth of its "no"
 
 
 class PairClassifier:
@@ -94,9 +102,13 @@ class PairClassifier:
 
     P is the identifier's posterior of the side's expected language; q the probability that the
     side is nevertheless in it when the identifier says no, by Bayes with a prior ``language_prior``
-    of right-language sides and the identifier's rejection rate r of clean sides of that length
-    (measured on the clean training pairs): q = prior r / (prior r + 1 - prior). Short strings,
-    which the identifier often gets wrong, are then hardly penalised; long ones strongly.
+    of right-language sides and the share r of clean sides of that length whose log posterior is as
+    low (at most the first of ``LOG_POSTERIOR_EDGES`` at or above the side's; measured on the clean
+    training pairs, smoothed (count + 1) / (n + 2)): q = prior r / (prior r + 1 - prior). Short
+    strings, which the identifier often gets wrong, are then hardly penalised; long ones strongly;
+    and a side the identifier rejects far more firmly than any clean side of its length (a text in
+    a third language: its log posterior of the expected one is often below -10) is penalised even
+    when short.
 
     The posteriors are a factor, not inputs of the regression: self-made noise can only put the
     *other side's* language on a side, which other features already reveal, so the regression
@@ -139,11 +151,15 @@ class PairClassifier:
         self.reference_ = Z[clean].mean(axis=0)  # the average clean pair, standardised
         F = np.asarray(F, np.float64)[clean]
         buckets = self._length_buckets(F)
-        rejected = F[:, self.gate_columns] < 0.5
-        self.rejection_ = np.array([(np.bincount(b[r], minlength=LENGTH_EDGES.size + 1) + 1)
-                                    / (np.bincount(b, minlength=LENGTH_EDGES.size + 1) + 2)
-                                    for b, r in zip(buckets.T, rejected.T)]).reshape(-1, LENGTH_EDGES.size + 1)
+        at_most = self._log_posteriors(F)[:, :, None] <= LOG_POSTERIOR_EDGES  # (rows, gates, edges)
+        self.rejection_ = np.array([[(at_most[b == k, g].sum(axis=0) + 1) / (np.sum(b == k) + 2)
+                                     for k in range(LENGTH_EDGES.size + 1)] for g, b in enumerate(buckets.T)]
+                                   ).reshape(len(self.gate_columns), LENGTH_EDGES.size + 1, LOG_POSTERIOR_EDGES.size)
         return self
+
+    def _log_posteriors(self, F: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(np.asarray(F, np.float64)[:, self.gate_columns])
 
     def _length_buckets(self, F: np.ndarray) -> np.ndarray:
         return np.searchsorted(LENGTH_EDGES, np.expm1(F[:, self.length_columns]) + 0.5)
@@ -166,7 +182,8 @@ class PairClassifier:
     def _gate(self, F: np.ndarray) -> np.ndarray:
         """(rows, languages) factors P + (1 - P) q (see the class docstring)."""
         F = np.asarray(F, np.float64)
-        r = self.rejection_[np.arange(len(self.gate_columns)), self._length_buckets(F)]
+        depth = np.minimum(np.searchsorted(LOG_POSTERIOR_EDGES, self._log_posteriors(F)), LOG_POSTERIOR_EDGES.size - 1)
+        r = self.rejection_[np.arange(len(self.gate_columns)), self._length_buckets(F), depth]
         q = self.language_prior * r / (self.language_prior * r + 1 - self.language_prior)
         P = F[:, self.gate_columns]
         return P + (1 - P) * q
@@ -208,7 +225,8 @@ class PairClassifier:
                           ("coef", width + model.pairs[0].size), ("reference", width)):
             if key not in arrays or arrays[key].shape != (size,):
                 raise InputError(f"classifier array {key!r} is missing or has the wrong shape")
-        if arrays.get("rejection", np.zeros(0)).shape != (len(model.gate_columns), LENGTH_EDGES.size + 1):
+        if arrays.get("rejection", np.zeros(0)).shape != (len(model.gate_columns), LENGTH_EDGES.size + 1,
+                                                          LOG_POSTERIOR_EDGES.size):
             raise InputError("classifier array 'rejection' is missing or has the wrong shape")
         model.rejection_ = arrays["rejection"]
         model.medians_, model.mean_, model.scale_ = arrays["medians"], arrays["mean"], arrays["scale"]
@@ -217,22 +235,35 @@ class PairClassifier:
 
 
 def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
-          validation: float, regularization: float, seed: int, language_prior: float = 0.9
+          validation: float, regularization: float, seed: int, language_prior: float = 0.9,
+          fit: Callable[[list[str], list[str]], None] | None = None, doubtful_share: float = 0.0
           ) -> tuple[PairClassifier, dict]:
     """Fit a :class:`PairClassifier` on the clean ``(src, tgt)`` against their synthetic noise.
 
-    ``features(src, tgt)`` returns the feature rows. A seeded ``validation`` share of the clean
-    pairs, with their noisy copies, is held out; returns the classifier and its held-out report.
+    ``features(src, tgt)`` returns the feature rows; ``fit``, if given, is first called with every
+    example, clean and noisy: models of the corpus fitted there (the alignment tables) see the
+    training noise as they see the noise of a scored corpus, which they are fitted on too. A seeded
+    ``validation`` share of the clean pairs, with their noisy copies, is held out. With
+    ``doubtful_share``, the classifier is fitted twice: the second time without that share of the
+    clean training pairs that the first fit scored lowest (the sample is the corpus's own pairs,
+    noise included). Returns the classifier and its held-out report.
     """
     if len(src) < 10:
         raise InputError(f"only {len(src)} pairs pass the rules: too few to learn a score from (need 10)")
     noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed)
+    if fit is not None:
+        fit(src + noisy_src, tgt + noisy_tgt)
     F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
     clean = np.repeat([True, False], len(src))
     held = np.tile(np.random.default_rng(seed + 1).random(len(src)) < validation, 2)
     from sklearn.metrics import roc_auc_score
 
     classifier = PairClassifier(names, regularization, seed, language_prior).fit(F[~held], clean[~held])
+    if doubtful_share:  # the corpus's own pairs are not all clean: refit without the least credible
+        rows = np.flatnonzero(~held & clean)
+        keep = ~held
+        keep[rows[np.argsort(classifier.predict_proba(F[rows]), kind="stable")[: int(doubtful_share * rows.size)]]] = False
+        classifier = PairClassifier(names, regularization, seed, language_prior).fit(F[keep], clean[keep])
     p = classifier.predict_proba(F[held])
     truth, kinds_held = clean[held], kinds[held[len(src):]]
     noise_p = p[~truth]

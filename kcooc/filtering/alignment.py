@@ -1,0 +1,224 @@
+"""Word-alignment features of the learned filter score: how well each side explains the other.
+
+Translation tables t(f | e) of IBM model 1 (Brown et al. 1993, Eq. 4) are estimated by EM on
+the classifier's sample of the corpus itself, in both directions, with fast_align's diagonal
+prior on the position of the aligned word (Dyer et al. 2013, Eq. 2-3):
+
+    p(a_j = i | j, m, n) = p0                                            for the empty word (i = 0)
+                         = (1 - p0) exp(-lambda |i/m - j/n|) / Z_j       otherwise,
+
+each side's words hashed into ``buckets`` ids (a hashed vocabulary keeps the tables a fixed
+size on any corpus). The tightness lambda of each direction is the value of ``DIAGONALS`` that
+gives the sample the highest likelihood (0 = IBM model 1's uniform positions, which suits
+language pairs with different word orders). Features per pair (``ALIGNMENT_FEATURES``):
+
+* ``align_tgt`` / ``align_src``: mean over the words of one side of log p(word | other side),
+  the alignment model's per-word log-likelihood (what eflomal's sentence scores measure);
+* ``cover_src`` / ``cover_tgt``: share of each side's words on a link of the intersection of
+  the two directions' most probable (Viterbi) alignments (Och & Ney 2003, §4.1): a word whose
+  best partner prefers another word, or the empty word, counts as uncovered. A near miss (the
+  translation of a neighbouring segment) shares common words with the source but leaves the
+  words that make it different uncovered;
+* ``token_ratio``: log(1 + target tokens) - log(1 + source tokens), the length ratio in these
+  tokens (for Japanese or Chinese a character each, which whitespace words miss).
+
+Long pairs are cut to ``TOKEN_LIMIT`` words on their longer side and the same share of the
+shorter one (their prefixes), which bounds the cost per pair. Tokens are those of the lexical
+model (features.py): maximal runs of letters/digits, lower-cased, each kana and Han character a
+token of its own.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..encoders import _SEPARATORS
+from ..errors import InputError
+from .features import _CJK, lowered
+
+ALIGNMENT_FEATURES = ("align_tgt", "align_src", "cover_src", "cover_tgt", "token_ratio")
+TOKEN_LIMIT = 48  # words of the longer side of a pair that the alignment sees
+DIAGONALS = (0.0, 1.0, 2.0, 4.0, 8.0)  # candidate lambdas of the diagonal prior
+
+
+def token_sequences(sentences: list[str], buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each sentence's hashed token ids (int32 in [0, buckets)) in their order, as CSR rows (ids, indptr)."""
+    codes, sentence_of, n = lowered(sentences)
+    ids, counts = _token_sequences(codes, sentence_of, n, buckets, _SEPARATORS, _CJK)
+    return ids, np.concatenate([[0], np.cumsum(counts)])
+
+
+@numba.njit(cache=True, nogil=True)
+def _token_sequences(codes, sentence_of, n, buckets, separators, cjk):  # pragma: no cover - compiled
+    ids, counts = np.empty(codes.size, np.int32), np.zeros(n, np.int64)
+    k, inside, previous_cjk, h = 0, False, False, np.uint64(0)
+    for i in range(codes.size + 1):
+        c = codes[i] if i < codes.size else 10
+        b = min(c, 0xFFFF)
+        split = separators[b] or (inside and (cjk[b] or previous_cjk))
+        if inside and (split or i == codes.size):
+            h ^= h >> np.uint64(29)
+            h *= np.uint64(0xBF58476D1CE4E5B9)
+            ids[k] = np.int32((h >> np.uint64(32)) % np.uint64(buckets))
+            counts[sentence_of[i - 1]] += 1
+            k += 1
+            inside = False
+        if i == codes.size or separators[b]:
+            continue
+        if not inside:
+            inside, h = True, np.uint64(0xCBF29CE484222325)
+        h = (h ^ np.uint64(c)) * np.uint64(0x100000001B3)
+        previous_cjk = cjk[b]
+    return ids[:k], counts
+
+
+@numba.njit(cache=True, nogil=True)
+def _prefix_lengths(m, n, limit):  # pragma: no cover - compiled
+    """Words of each side the alignment sees: all, or the same share of both under ``limit``."""
+    longest = max(m, n)
+    if longest <= limit:
+        return m, n
+    return max(1, (m * limit) // longest), max(1, (n * limit) // longest)
+
+
+@numba.njit(cache=True, nogil=True)
+def _priors(m, n, j, diagonal, null_probability, out):  # pragma: no cover - compiled
+    """p(a_j = i) for i < m (the empty word's is null_probability) into out[:m]."""
+    total = 0.0
+    for i in range(m):
+        out[i] = np.exp(-diagonal * abs((i + 0.5) / m - (j + 0.5) / n))
+        total += out[i]
+    for i in range(m):
+        out[i] *= (1.0 - null_probability) / total
+
+
+@numba.njit(cache=True, nogil=True)
+def _expected_counts(s_ptr, s_ids, t_ptr, t_ids, table, diagonal, null_probability, limit, counts):  # pragma: no cover
+    """E-step of IBM model 1 with a diagonal prior: adds the posterior link counts to ``counts``
+    (row ``buckets`` is the empty word) and returns the log-likelihood of the targets."""
+    empty = table.shape[0] - 1
+    prior, weight = np.empty(limit), np.empty(limit)
+    log_likelihood = 0.0
+    for r in range(len(s_ptr) - 1):
+        m, n = _prefix_lengths(s_ptr[r + 1] - s_ptr[r], t_ptr[r + 1] - t_ptr[r], limit)
+        if m == 0 or n == 0:
+            continue
+        for j in range(n):
+            t = t_ids[t_ptr[r] + j]
+            _priors(m, n, j, diagonal, null_probability, prior)
+            null = null_probability * table[empty, t]
+            total = null
+            for i in range(m):
+                weight[i] = prior[i] * table[s_ids[s_ptr[r] + i], t]
+                total += weight[i]
+            log_likelihood += np.log(total)
+            counts[empty, t] += null / total
+            for i in range(m):
+                counts[s_ids[s_ptr[r] + i], t] += weight[i] / total
+    return log_likelihood
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, diagonals, null_probability, limit):  # pragma: no cover
+    """ALIGNMENT_FEATURES of each pair (see the module docstring)."""
+    n_pairs = len(s_ptr) - 1
+    out = np.empty((n_pairs, 4))
+    prior = np.empty(limit)
+    best_s, best_t = np.empty(limit, np.int64), np.empty(limit, np.int64)
+    for r in range(n_pairs):
+        m, n = _prefix_lengths(s_ptr[r + 1] - s_ptr[r], t_ptr[r + 1] - t_ptr[r], limit)
+        if m == 0 or n == 0:
+            out[r, 0] = out[r, 1] = np.log(1.0 / forward.shape[1])
+            out[r, 2] = out[r, 3] = 0.0
+            continue
+        s, t = s_ids[s_ptr[r] : s_ptr[r] + m], t_ids[t_ptr[r] : t_ptr[r] + n]
+        for direction in range(2):
+            table = forward if direction == 0 else reverse
+            given, words = (s, t) if direction == 0 else (t, s)
+            best = best_t if direction == 0 else best_s
+            a, b = len(given), len(words)
+            log_likelihood = 0.0
+            for j in range(b):
+                _priors(a, b, j, diagonals[direction], null_probability, prior)
+                top = null_probability * table[table.shape[0] - 1, words[j]]
+                total, best[j] = top, -1
+                for i in range(a):
+                    w = prior[i] * table[given[i], words[j]]
+                    total += w
+                    if w > top:
+                        top, best[j] = w, i
+                log_likelihood += np.log(total)
+            out[r, direction] = log_likelihood / b
+        covered_s = covered_t = 0
+        for j in range(n):
+            if best_t[j] >= 0 and best_s[best_t[j]] == j:
+                covered_t += 1
+        for i in range(m):
+            if best_s[i] >= 0 and best_t[best_s[i]] == i:
+                covered_s += 1
+        out[r, 2], out[r, 3] = covered_s / m, covered_t / n
+    return out
+
+
+class AlignmentModel:
+    """IBM model 1 tables with a diagonal prior in both directions (see the module docstring).
+
+    ``forward[e, f]`` = t(f | e) for source id e and target id f, ``reverse[f, e]`` = t(e | f);
+    the last row of each is the empty word. ``diagonals``: lambda of each direction.
+    """
+
+    iterations = 5
+    null_probability = 0.08
+    smoothing = 0.01  # added to every expected count before normalising
+
+    def __init__(self, forward: np.ndarray, reverse: np.ndarray, diagonals: np.ndarray):
+        self.forward, self.reverse = forward, reverse
+        self.diagonals = np.asarray(diagonals, dtype=np.float64)
+        self.buckets = forward.shape[1]
+
+    @classmethod
+    def fit(cls, src: list[str], tgt: list[str], buckets: int) -> "AlignmentModel":
+        """EM from uniform tables on the pairs (src, tgt), each direction on its own; lambda is
+        chosen after the first iteration and kept."""
+        s, t = token_sequences(src, buckets), token_sequences(tgt, buckets)
+        tables, diagonals = [], []
+        for given, words in ((s, t), (t, s)):
+            table, diagonal = np.full((buckets + 1, buckets), 1.0 / buckets), 0.0
+            for iteration in range(cls.iterations):
+                counts = np.zeros_like(table)
+                cls._expect(given, words, table, diagonal, counts)
+                counts += cls.smoothing
+                table = counts / counts.sum(axis=1, keepdims=True)
+                if iteration == 0:
+                    diagonal = max(DIAGONALS, key=lambda d: cls._expect(given, words, table, d, np.zeros_like(table)))
+            tables.append(table.astype(np.float32))
+            diagonals.append(diagonal)
+        return cls(tables[0], tables[1], np.array(diagonals))
+
+    @classmethod
+    def _expect(cls, given: tuple, words: tuple, table: np.ndarray, diagonal: float, counts: np.ndarray) -> float:
+        """Adds the expected link counts to ``counts``; returns the log-likelihood of ``words``."""
+        return _expected_counts(given[1], given[0], words[1], words[0], table, diagonal, cls.null_probability,
+                                TOKEN_LIMIT, counts)
+
+    def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
+        """The ALIGNMENT_FEATURES of each pair, (n, 5) float32."""
+        (s_ids, s_ptr), (t_ids, t_ptr) = token_sequences(src, self.buckets), token_sequences(tgt, self.buckets)
+        scores = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, self.forward, self.reverse, self.diagonals,
+                              self.null_probability, TOKEN_LIMIT)
+        ratio = np.log1p(np.diff(t_ptr)) - np.log1p(np.diff(s_ptr))
+        return np.column_stack([scores, ratio]).astype(np.float32)
+
+    # -- persistence ------------------------------------------------------------------------------
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"forward": self.forward, "reverse": self.reverse, "diagonals": self.diagonals}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "AlignmentModel":
+        forward, reverse, diagonals = (arrays.get(key) for key in ("forward", "reverse", "diagonals"))
+        if (forward is None or reverse is None or diagonals is None or forward.ndim != 2
+                or forward.shape != reverse.shape or forward.shape[0] != forward.shape[1] + 1 or diagonals.shape != (2,)):
+            raise InputError("alignment tables are missing or have bad shapes")
+        return cls(forward.astype(np.float32), reverse.astype(np.float32), diagonals)
+

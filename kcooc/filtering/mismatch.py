@@ -1,0 +1,31 @@
+"""Multiset mismatch of numbers and placeholders between the sides of each pair.
+
+features.item_agreement compares the *sets* of items, so a target that drops one of two ``%qs``
+or repeats a number is as good as an exact one. Here each item counts as often as it occurs:
+the feature is log(1 + |S - T| + |T - S|) over the multisets S and T of a pair's items (numbers as
+their digit strings, so ``1,000`` and ``1.000`` agree; placeholders as written).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..text import TextStats
+from .features import matched_items
+
+MISMATCH_FEATURES = ("numbers_mismatch", "placeholders_mismatch")
+
+
+def item_mismatch(src: tuple[np.ndarray, np.ndarray], tgt: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
+    """log(1 + size of the multiset symmetric difference) of each pair's (sentence, hash) items."""
+    keys_s, keys_t = (sentence.astype(np.int64) << 32 | hashes for sentence, hashes in (src, tgt))
+    keys, inverse = np.unique(np.concatenate([keys_s, keys_t]), return_inverse=True)
+    balance = np.bincount(inverse, np.r_[np.ones(keys_s.size), -np.ones(keys_t.size)], minlength=keys.size)
+    return np.log1p(np.bincount(keys >> 32, np.abs(balance), minlength=n))
+
+
+def mismatch_features(src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
+    """The MISMATCH_FEATURES of each pair, (n, 2) float32."""
+    kinds = [name.removesuffix("_mismatch") for name in MISMATCH_FEATURES]
+    return np.column_stack([item_mismatch(matched_items(src, s, kind), matched_items(tgt, t, kind), len(src))
+                            for kind in kinds]).astype(np.float32).reshape(len(src), len(kinds))
