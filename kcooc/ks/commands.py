@@ -14,11 +14,12 @@ from ..io import atomic_output, read_text, text_lines
 from .align import kernelized_sorting, p_smooth, reference_kernels
 from .config import KsConfig
 from .convex import convex_sorting
-from .features import char_ngram_vectors, linear_kernel, load_kernel, tfidf_vectors
+from .features import char_ngram_vectors, linear_kernel, load_kernel, romanised, skeleton, tfidf_vectors
 from .mcca import mcca
 from .sorting import objective
 
-SEEDED = {"s-u": "uniform", "s-z": "zero", "mcca": None}  # methods that use seeds (and the fill of S-U/S-Z)
+SEEDED = {"s-u": "uniform", "s-z": "zero", "mcca": None}  # methods that need seeds (and the fill of S-U/S-Z)
+UNSEEDED = ("ks", "p-smooth")  # methods that cannot use seeds; convex may
 
 
 def read_objects(path: str) -> tuple[list[str], list[str]]:
@@ -45,25 +46,19 @@ def read_pairs(path: str, source_ids: list[str], target_ids: list[str]) -> dict[
     return pairs
 
 
-def romanised(texts: list[str]) -> list[str]:
-    """The paper romanised its Arabic names before counting n-grams; anyascii (ISC) does it for any script."""
-    try:
-        from anyascii import anyascii
-    except ImportError:
-        raise InputError("features.romanise needs the anyascii package: pip install 'kcooc[data]'") from None
-    return [anyascii(text) for text in texts]
-
-
 def kernels(cfg: KsConfig, source: list[str], target: list[str]) -> tuple[np.ndarray, np.ndarray]:
     f = cfg.features
     if f.kind == "kernel":
         require(f.source_kernel and f.target_kernel, "features.kind kernel needs features.source_kernel and target_kernel")
         return load_kernel(f.source_kernel, len(source)), load_kernel(f.target_kernel, len(target))
     if f.kind == "chars":
-        if f.romanise:
+        if f.skeleton:
+            romanised(["a"])  # a clear error when anyascii is missing
+            source, target = [skeleton(t) for t in source], [skeleton(t) for t in target]
+        elif f.romanise:
             target = romanised(target)
-        return (linear_kernel(char_ngram_vectors(source, f.ngram_min, f.ngram_max)),
-                linear_kernel(char_ngram_vectors(target, f.ngram_min, f.ngram_max)))
+        return tuple(linear_kernel(char_ngram_vectors(texts, f.ngram_min, f.ngram_max, f.weighting, f.normalise))
+                     for texts in (source, target))
     return (linear_kernel(tfidf_vectors(source, f.source_language, f.max_df, f.min_df)),
             linear_kernel(tfidf_vectors(target, f.target_language, f.max_df, f.min_df)))
 
@@ -127,9 +122,11 @@ def align_command(config_path, source, target, seeds_path, random_seeds, gold_pa
         drawn = rng.choice(sorted(gold), size=min(random_seeds, len(gold)), replace=False)
         seeds.update({int(s): gold[int(s)] for s in drawn})
     require(cfg.method not in SEEDED or seeds, f"method {cfg.method} needs seed alignments (--seeds or --random-seeds)")
+    require(cfg.method not in UNSEEDED or not seeds, f"method {cfg.method} does not use seed alignments; use s-u, s-z, "
+            "mcca or convex with --seeds/--random-seeds, or drop them")
     K, L = kernels(cfg, source_texts, target_texts)
     summary = {"command": "ks align", "method": cfg.method, "sources": len(source_ids), "targets": len(target_ids),
-               "seeds": len(seeds) if cfg.method in SEEDED or cfg.method == "convex" else 0}
+               "seeds": len(seeds)}
     if cfg.method == "ks":
         trace = kernelized_sorting(K, L, step=cfg.ks_step, max_iter=cfg.max_iter)
     elif cfg.method == "convex":
@@ -149,7 +146,10 @@ def align_command(config_path, source, target, seeds_path, random_seeds, gold_pa
                    seconds=timer.seconds())
     if gold is not None:
         summary["recovered"] = sum(int(trace.match[s] == t) for s, t in gold.items())
+        summary["recovered_seeds"] = sum(int(gold.get(s) == t) for s, t in seeds.items())
         summary["gold"] = len(gold)
         summary.update(gold_versus_found(K, L, gold, trace.match))
-        click.echo(f"recovered {summary['recovered']} of {len(gold)} gold pairs ({cfg.method})", err=True)
+        if not quiet:
+            click.echo(f"recovered {summary['recovered']} of {len(gold)} gold pairs ({cfg.method}; "
+                       f"{summary['recovered_seeds']} of them were given as seeds)", err=True)
     write_summary(summary_path, summary)
