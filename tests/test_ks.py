@@ -314,3 +314,25 @@ def test_cli_methods_without_seeds_refuse_them(tmp_path, method):
                      "--target", os.path.join(DATA, "names-ar.txt"), *seeds, "-o", tmp_path / "a.tsv", check=False)
         assert result.returncode == 2 and f"method {method} does not use seed alignments" in result.stderr
         assert "Traceback" not in result.stderr and not (tmp_path / "a.tsv").exists()
+
+
+def test_gold_versus_found_oracle_counts_equal_their_definition():
+    from kcooc.ks.commands import gold_versus_found
+
+    K, L, truth = permuted_problem(30, extra=5)
+    L = L + 0.05 * np.random.default_rng(2).standard_normal(L.shape)
+    L = (L + L.T) / 2
+    gold = {i: int(truth[i]) for i in range(25)}  # five sources without gold
+    found = np.random.default_rng(3).permutation(35)[:30]
+    result = gold_versus_found(K, L, gold, found)
+    Kr, Lr = (centre(zero_diagonal(M)) for M in (K, L))
+    P = np.zeros((30, 35))
+    P[list(gold), list(gold.values())] = 1
+    G = Kr @ P @ Lr  # the truth's gradient with a dense permutation matrix
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(G, maximize=True)
+    assert result["gold_fixed_point"] == sum(int(c == gold.get(r)) for r, c in zip(rows, cols))
+    assert result["gold_nearest"] == sum(int(G[i].argmax() == t) for i, t in gold.items())
+    assert result["gold_objective"] == pytest.approx(np.trace(Kr @ P @ Lr @ P.T))
+    assert 20 <= result["gold_fixed_point"] <= 25
