@@ -13,6 +13,7 @@ EXTRA_OF = {  # top-level module -> the extra that installs it (pyproject.toml)
     "wordllama": "wordllama",
     "nltk": "wordnet",
     "matplotlib": "plot",
+    "anyascii": "translit",
 }
 
 

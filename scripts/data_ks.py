@@ -10,7 +10,9 @@
   names of territories, time-zone exemplar cities and languages from the CLDR data in PyPI babel,
   kept only when they are transliterations (see ``is_transliteration``); 300 pairs, and tl-*-noisy
   with 50 further English-only and 50 native-only names. The native side stays in its script;
-  ``features.romanise`` romanises it at run time (configs/ks-translit.yaml).
+  ``features.romanise`` romanises it at run time (configs/ks-translit-paper.yaml), ``features.skeleton``
+  reduces both sides to consonant skeletons (configs/ks-translit.yaml). CLDR holds few multi-word
+  transliterations: every multi-word pair that passes the filter is used (78 of the 400 Arabic names).
 Each set has source/, target/ (or .txt files) and gold.tsv.
 
     python scripts/data_ks.py --out data/ks --cache data/cache
@@ -75,20 +77,13 @@ def write_lines(out: str, name: str, source: list[str], target: list[str], gold:
 
 SCRIPTS = ("ar", "ru", "ja")  # locales of the tl-* sets
 SIMILARITY = 0.7  # is_transliteration threshold (difflib ratio of consonant skeletons)
-SKELETON_MAP = (("ph", "f"), ("c", "k"), ("q", "k"), ("p", "b"), ("v", "f"), ("z", "s"), ("x", "ks"), ("j", "g"),
-                ("l", "r"))
 
 
-def skeleton(name: str) -> str:
-    """Romanised (anyascii), lowercased consonants with look-alike sounds merged (p/b, v/f, c/q/k, z/s,
-    j/g, l/r: Arabic has no p or v, Japanese no l), vowels and glides dropped (Arabic writes few
-    vowels), repeats collapsed."""
-    from anyascii import anyascii
+def filter_skeleton(name: str) -> str:
+    """kcooc.ks.features.skeleton without its article rule and word boundaries (as the filter was built)."""
+    from kcooc.ks.features import skeleton
 
-    s = re.sub(r"[^a-z]", "", anyascii(name).lower())
-    for old, new in SKELETON_MAP:
-        s = s.replace(old, new)
-    return re.sub(r"(.)\1+", r"\1", re.sub(r"[aeiouwyh]", "", s))
+    return skeleton(name, drop_article=False, keep_spaces=False)
 
 
 def is_transliteration(english: str, native: str) -> bool:
@@ -97,7 +92,7 @@ def is_transliteration(english: str, native: str) -> bool:
     موزمبيق (mwzmbyq), drops Bahamas / جزر البهاما ("islands of the Bahamas") and German / الألمانية."""
     import difflib
 
-    a, b = skeleton(english), skeleton(native)
+    a, b = filter_skeleton(english), filter_skeleton(native)
     return bool(a and b) and difflib.SequenceMatcher(None, a, b).ratio() >= SIMILARITY
 
 

@@ -69,6 +69,9 @@ def test_the_command_list_is_each_commands_own_help():
     ("wordllama", "wordllama", ["phsic", "train", "--encoder", "wordllama", "-i", TRAIN, "-o", "{tmp}/m.npz"]),
     ("nltk", "wordnet", ["srk", "classify", "-c", "{tmp}/wordnet.yaml", "--train", f"{DATA}/srk-verses-train.tsv",
                          "--test", f"{DATA}/srk-verses-test.tsv", "-o", "{tmp}/pred.tsv"]),
+    ("anyascii", "translit", ["ks", "align", "-c", f"{DATA}/../../configs/ks-translit.yaml", "--method", "p-smooth",
+                              "--source", f"{DATA}/tl-ar-en.txt", "--target", f"{DATA}/tl-ar-native.txt",
+                              "-o", "{tmp}/alignment.tsv"]),
 ])
 def test_a_missing_extra_is_one_line_naming_it(tmp_path, module, extra, args):
     (tmp_path / "wordnet.yaml").write_text("kernels:\n  - {kind: srk, k: [1], pattern_types: [synonym]}\n")

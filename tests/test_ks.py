@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import DATA, run
-from kcooc.ks.align import kernelized_sorting, p_smooth, zero_diagonal
+from kcooc.ks.align import kernelized_sorting, p_smooth, reference_kernels, zero_diagonal
 from kcooc.ks.convex import convex_sorting, relaxed_objective
 from kcooc.ks.mcca import mcca
 from kcooc.ks.sorting import centre, objective, relaxed_rows, sort, sort_with_seeds, sub_polynomial, pca_initialisations
@@ -249,3 +249,90 @@ def test_cli_truncated_gzip_names_are_exit_2(tmp_path):
                  "--target", os.path.join(DATA, "tl-ar-native.txt"), "-o", tmp_path / "a.tsv", check=False)
     assert result.returncode == 2 and "en.txt.gz:" in result.stderr and "truncated or corrupt input" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "a.tsv").exists()
+
+
+def test_skeletons_of_transliterations_agree_across_scripts():
+    from kcooc.ks.features import skeleton
+
+    for english, native in [("Stockholm", "ستوكهولم"), ("El Salvador", "السلفادور"), ("Khmer", "الخميرية"),
+                            ("Los Angeles", "لوس انجلوس"), ("Berlin", "Берлин"), ("Sydney", "シドニー")]:
+        assert skeleton(english) == skeleton(native), (english, native)
+    assert skeleton("Port Moresby") == "brt mrsb"  # word boundaries stay; p/b merged, vowels and y dropped
+    assert skeleton("Alabama") == "rbm"  # only a separate or hyphenated Al-/El- is an article on the Latin side
+    assert skeleton("El Salvador", drop_article=False, keep_spaces=False) == "rsrfdr"
+
+
+@pytest.mark.parametrize("weighting, normalise", [("count", False), ("binary", False), ("sqrt", True), ("count", True)])
+def test_char_ngram_vectors_equal_their_definition(weighting, normalise):
+    from kcooc.ks.features import char_ngram_vectors, linear_kernel
+
+    names = ["stkrm", "brt mrsb", "mrsrs", "aaa"]
+    counts = [{} for _ in names]
+    for row, name in zip(counts, names):
+        for n in (1, 2, 3):
+            for i in range(len(name) - n + 1):
+                row[name[i:i + n]] = row.get(name[i:i + n], 0) + 1
+    weigh = {"count": lambda c: c, "binary": lambda c: 1.0, "sqrt": np.sqrt}[weighting]
+    vectors = [{g: weigh(c) for g, c in row.items()} for row in counts]
+    if normalise:
+        vectors = [{g: v / np.sqrt(sum(x * x for x in row.values())) for g, v in row.items()} for row in vectors]
+    expected = np.array([[sum(v * b.get(g, 0.0) for g, v in a.items()) for b in vectors] for a in vectors])
+    np.testing.assert_allclose(linear_kernel(char_ngram_vectors(names, 1, 3, weighting, normalise)), expected)
+
+
+def test_the_unsmoothed_grid_point_runs_on_the_reference_kernels():
+    K, L, truth = permuted_problem(30)
+    L = L + 0.002 * np.random.default_rng(1).standard_normal(L.shape)
+    seeds = {0: int(truth[0]), 7: int(truth[7])}
+    trace, best_p, per_p = p_smooth(K, L, [None], seeds=seeds)
+    Kr, Lr = reference_kernels(K, L)
+    expected = sort_with_seeds(Kr, Lr, seeds, fill="zero")
+    assert best_p is None and trace.match.tolist() == expected.match.tolist()
+    assert per_p == [(None, pytest.approx(objective(Kr, Lr, expected.match)))]
+    unseeded, _, _ = p_smooth(K, L, [0.5, None])  # p-smooth's warm-start chain takes the None point too
+    assert (unseeded.match == truth).sum() >= 25
+
+
+def test_cli_says_how_many_recovered_pairs_were_seeds(tmp_path):
+    gold = dict(line.split("\t") for line in open(os.path.join(DATA, "tl-ar-gold.tsv")).read().splitlines())
+    (tmp_path / "seeds.tsv").write_text(f"1\t{gold['1']}\n2\t{gold['2']}\n3\t{gold['4']}\n")  # one wrong seed
+    result = run("ks", "align", "-c", os.path.join(DATA, "..", "..", "configs", "ks-translit.yaml"),
+                 "--source", os.path.join(DATA, "tl-ar-en.txt"), "--target", os.path.join(DATA, "tl-ar-native.txt"),
+                 "--seeds", tmp_path / "seeds.tsv", "--gold", os.path.join(DATA, "tl-ar-gold.tsv"),
+                 "-o", tmp_path / "a.tsv", "--summary", tmp_path / "s.json")
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["seeds"] == 3 and summary["recovered_seeds"] == 2
+    assert summary["p"] is None or 0.05 <= summary["p"] <= 0.6
+    assert f"recovered {summary['recovered']} of 40 gold pairs (s-z; 2 of them were given as seeds)" in result.stderr
+
+
+@pytest.mark.parametrize("method", ["p-smooth", "ks"])
+def test_cli_methods_without_seeds_refuse_them(tmp_path, method):
+    (tmp_path / "seeds.tsv").write_text("1\t23\n")
+    for seeds in (["--seeds", tmp_path / "seeds.tsv"], ["--gold", os.path.join(DATA, "names-gold.tsv"), "--random-seeds", "3"]):
+        result = run("ks", "align", "--method", method, "--source", os.path.join(DATA, "names-en.txt"),
+                     "--target", os.path.join(DATA, "names-ar.txt"), *seeds, "-o", tmp_path / "a.tsv", check=False)
+        assert result.returncode == 2 and f"method {method} does not use seed alignments" in result.stderr
+        assert "Traceback" not in result.stderr and not (tmp_path / "a.tsv").exists()
+
+
+def test_gold_versus_found_oracle_counts_equal_their_definition():
+    from kcooc.ks.commands import gold_versus_found
+
+    K, L, truth = permuted_problem(30, extra=5)
+    L = L + 0.05 * np.random.default_rng(2).standard_normal(L.shape)
+    L = (L + L.T) / 2
+    gold = {i: int(truth[i]) for i in range(25)}  # five sources without gold
+    found = np.random.default_rng(3).permutation(35)[:30]
+    result = gold_versus_found(K, L, gold, found)
+    Kr, Lr = (centre(zero_diagonal(M)) for M in (K, L))
+    P = np.zeros((30, 35))
+    P[list(gold), list(gold.values())] = 1
+    G = Kr @ P @ Lr  # the truth's gradient with a dense permutation matrix
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(G, maximize=True)
+    assert result["gold_fixed_point"] == sum(int(c == gold.get(r)) for r, c in zip(rows, cols))
+    assert result["gold_nearest"] == sum(int(G[i].argmax() == t) for i, t in gold.items())
+    assert result["gold_objective"] == pytest.approx(np.trace(Kr @ P @ Lr @ P.T))
+    assert 20 <= result["gold_fixed_point"] <= 25

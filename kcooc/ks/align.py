@@ -45,7 +45,10 @@ class SweepContext(Context):
         self.reference = reference_kernels(self.K, self.L)
         return self
 
-    def kernels(self, p: float) -> tuple[np.ndarray, np.ndarray]:
+    def kernels(self, p: float | None) -> tuple[np.ndarray, np.ndarray]:
+        """The centred p-smoothed kernels; p = None: the unsmoothed reference kernels."""
+        if p is None:
+            return self.reference
         return centre(sub_polynomial(self.K, p)), centre(sub_polynomial(self.L, p))
 
     def scored(self, trace: Trace) -> Trace:
@@ -53,23 +56,24 @@ class SweepContext(Context):
         return trace
 
 
-def pca_task(ctx: SweepContext, p: float) -> Trace:
+def pca_task(ctx: SweepContext, p: float | None) -> Trace:
     Kp, Lp = ctx.kernels(p)
     runs = [sort(Kp, Lp, init, max_iter=ctx.max_iter) for init in pca_initialisations(Kp, Lp)]
     return ctx.scored(max(runs, key=lambda t: objective(Kp, Lp, t.match)))
 
 
-def seeded_task(ctx: SweepContext, p: float) -> Trace:
+def seeded_task(ctx: SweepContext, p: float | None) -> Trace:
     Kp, Lp = ctx.kernels(p)
     return ctx.scored(sort_with_seeds(Kp, Lp, ctx.seeds, fill=ctx.fill, delta=ctx.delta))
 
 
-def p_smooth(K: np.ndarray, L: np.ndarray, p_values: list[float], *, seeds: dict[int, int] | None = None,
+def p_smooth(K: np.ndarray, L: np.ndarray, p_values: list[float | None], *, seeds: dict[int, int] | None = None,
              fill: str = "zero", delta: int = 2, max_iter: int = 100,
              engine: Engine | None = None) -> tuple[Trace, float, list[tuple[float, float]]]:
     """Best matching over the p grid: (trace, its p, [(p, reference objective)] per p).
 
-    Without seeds: p-smooth. With seeds: S-Z (``fill='zero'``) or S-U (``'uniform'``).
+    Without seeds: p-smooth. With seeds: S-Z (``fill='zero'``) or S-U (``'uniform'``). A p of None
+    runs on the unsmoothed reference kernels (treated as the largest p in the warm-start chain).
     """
     engine = engine or SerialEngine()
     ctx = SweepContext(np.asarray(K, float), np.asarray(L, float), seeds, fill, delta, max_iter)
@@ -77,7 +81,7 @@ def p_smooth(K: np.ndarray, L: np.ndarray, p_values: list[float], *, seeds: dict
     if not seeds:  # then warm starts: from the baseline's solution at the largest p, down the grid
         local = ctx.prepare()
         previous = kernelized_sorting(K, L, max_iter=max_iter).match
-        for index in sorted(range(len(p_values)), key=lambda i: -p_values[i]):
+        for index in sorted(range(len(p_values)), key=lambda i: -np.inf if p_values[i] is None else -p_values[i]):
             Kp, Lp = local.kernels(p_values[index])
             warm = local.scored(sort(Kp, Lp, previous, max_iter=max_iter))
             if warm.objective > traces[index].objective:

@@ -17,6 +17,8 @@ from .config import KsConfig
 
 # The maths (scipy, scikit-learn) is imported where it is used, so that `--help` and option errors stay fast.
 
+UNSEEDED = ("ks", "p-smooth")  # methods that cannot use seeds; convex may
+
 
 def read_objects(path: str) -> tuple[list[str], list[str]]:
     """(ids, texts): a directory's files (id = file name, sorted) or a file's lines (id = line number)."""
@@ -42,27 +44,21 @@ def read_pairs(path: str, source_ids: list[str], target_ids: list[str]) -> dict[
     return pairs
 
 
-def romanised(texts: list[str]) -> list[str]:
-    """The paper romanised its Arabic names before counting n-grams; anyascii (ISC) does it for any script."""
-    try:
-        from anyascii import anyascii
-    except ImportError:
-        raise InputError("features.romanise needs the anyascii package: pip install 'kcooc[data]'") from None
-    return [anyascii(text) for text in texts]
-
-
 def kernels(cfg: KsConfig, source: list[str], target: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    from .features import char_ngram_vectors, linear_kernel, load_kernel, tfidf_vectors
+    from .features import char_ngram_vectors, linear_kernel, load_kernel, romanised, skeleton, tfidf_vectors
 
     f = cfg.features
     if f.kind == "kernel":
         require(f.source_kernel and f.target_kernel, "features.kind kernel needs features.source_kernel and target_kernel")
         return load_kernel(f.source_kernel, len(source)), load_kernel(f.target_kernel, len(target))
     if f.kind == "chars":
-        if f.romanise:
+        if f.skeleton:
+            romanised(["a"])  # a clear error when anyascii is missing
+            source, target = [skeleton(t) for t in source], [skeleton(t) for t in target]
+        elif f.romanise:
             target = romanised(target)
-        return (linear_kernel(char_ngram_vectors(source, f.ngram_min, f.ngram_max)),
-                linear_kernel(char_ngram_vectors(target, f.ngram_min, f.ngram_max)))
+        return tuple(linear_kernel(char_ngram_vectors(texts, f.ngram_min, f.ngram_max, f.weighting, f.normalise))
+                     for texts in (source, target))
     return (linear_kernel(tfidf_vectors(source, f.source_language, f.max_df, f.min_df)),
             linear_kernel(tfidf_vectors(target, f.target_language, f.max_df, f.min_df)))
 
@@ -70,16 +66,22 @@ def kernels(cfg: KsConfig, source: list[str], target: list[str]) -> tuple[np.nda
 def gold_versus_found(K: np.ndarray, L: np.ndarray, gold: dict[int, int], match: np.ndarray) -> dict[str, float]:
     """The reference objective (align.reference_kernels) of the true matching and of the found one,
     both over the gold sources only: if the truth scores higher the search stalled; if lower the
-    kernels do not single out the truth."""
+    kernels do not single out the truth. Two oracle counts from the truth's own gradient K pi L:
+    ``gold_fixed_point``, gold pairs one LAP step from the truth keeps (all of them: the truth is a
+    fixed point of every KS iteration), and ``gold_nearest``, sources whose best-scoring target in
+    that gradient is their partner (how well a row singles out its partner)."""
     from .align import reference_kernels
-    from .sorting import objective
+    from .sorting import assign, objective, relaxed_rows
 
     Kr, Lr = reference_kernels(K, L)
     rows = np.fromiter(gold, dtype=np.int64, count=len(gold))
     truth, found = np.full(match.size, -1), np.full(match.size, -1)
     truth[rows] = [gold[r] for r in rows]
     found[rows] = match[rows]
-    return {"gold_objective": objective(Kr, Lr, truth), "found_objective_on_gold_sources": objective(Kr, Lr, found)}
+    G = Kr @ relaxed_rows(Lr, truth, "zero")
+    return {"gold_objective": objective(Kr, Lr, truth), "found_objective_on_gold_sources": objective(Kr, Lr, found),
+            "gold_fixed_point": int((assign(G)[0][rows] == truth[rows]).sum()),
+            "gold_nearest": int((G[rows].argmax(axis=1) == truth[rows]).sum())}
 
 
 @click.group(cls=KcoocGroupOfCommands)
@@ -131,9 +133,11 @@ def align_command(config_path, print_config, source, target, seeds_path, random_
         drawn = rng.choice(sorted(gold), size=min(random_seeds, len(gold)), replace=False)
         seeds.update({int(s): gold[int(s)] for s in drawn})
     require(cfg.method not in SEEDED or seeds, f"method {cfg.method} needs seed alignments (--seeds or --random-seeds)")
+    require(cfg.method not in UNSEEDED or not seeds, f"method {cfg.method} does not use seed alignments; use s-u, s-z, "
+            "mcca or convex with --seeds/--random-seeds, or drop them")
     K, L = kernels(cfg, source_texts, target_texts)
     summary = {"command": "ks align", "method": cfg.method, "sources": len(source_ids), "targets": len(target_ids),
-               "seeds": len(seeds) if cfg.method in SEEDED or cfg.method == "convex" else 0}
+               "seeds": len(seeds)}
     sorter = KernelizedSorting(cfg.method, p_values=cfg.p_values(), delta=cfg.delta, max_iter=cfg.max_iter,
                                step=cfg.ks_step, convex_iter=cfg.convex_iter, mcca_dims=cfg.mcca_dims, mcca_reg=cfg.mcca_reg)
     with make_engine("local", jobs) if cfg.method in SWEEPS else contextlib.nullcontext() as engine:
@@ -147,7 +151,9 @@ def align_command(config_path, print_config, source, target, seeds_path, random_
                    seconds=timer.seconds())
     if gold is not None:
         summary["recovered"] = sum(int(trace.match[s] == t) for s, t in gold.items())
+        summary["recovered_seeds"] = sum(int(gold.get(s) == t) for s, t in seeds.items())
         summary["gold"] = len(gold)
         summary.update(gold_versus_found(K, L, gold, trace.match))
-        LOG.info(f"recovered {summary['recovered']} of {len(gold)} gold pairs ({cfg.method})")
+        LOG.info(f"recovered {summary['recovered']} of {len(gold)} gold pairs ({cfg.method}; "
+                 f"{summary['recovered_seeds']} of them were given as seeds)")
     write_summary(summary_path, summary)

@@ -21,7 +21,14 @@ class FeaturesConfig:
     ngram_min: int = option(1, "chars: shortest character n-gram")
     ngram_max: int = option(3, "chars: longest character n-gram")
     romanise: bool = option(False, "chars: romanise the target side with anyascii before counting n-grams (the paper "
-                            "romanised its Arabic names); needs the anyascii package (kcooc[data])")
+                            "romanised its Arabic names); needs the anyascii package (kcooc[translit])")
+    skeleton: bool = option(False, "chars: count n-grams of both sides' consonant skeletons instead (romanised with "
+                            "anyascii, article al-/el- dropped, look-alike consonants merged, vowels and w/y/h dropped: "
+                            "Arabic script writes no short vowels); not in the paper; needs anyascii (kcooc[translit])")
+    weighting: Literal["count", "binary", "sqrt"] = option(
+        "count", "chars: n-gram counts as they are (the paper), binary (present or not) or their square root")
+    normalise: bool = option(False, "chars: scale each name's n-gram vector to unit length (cosine kernel), so long "
+                             "names do not dominate; not in the paper")
     source_kernel: Union[str, None] = option(None, "kernel: .npy (n x n) kernel matrix of the source objects")
     target_kernel: Union[str, None] = option(None, "kernel: .npy kernel matrix of the target objects")
 
@@ -46,6 +53,9 @@ class KsConfig:
     convex_iter: int = option(300, "convex: Frank-Wolfe iterations at most")
     mcca_dims: int = option(20, "mcca: kernel PCA dimensions per side")
     mcca_reg: float = option(0.1, "mcca: ridge added to the covariances")
+    unsmoothed: bool = option(False, "p-smooth / s-u / s-z: also run on the unsmoothed kernels (centred, zero "
+                              "diagonal) as one more grid point, kept if it scores highest on the reference objective; "
+                              "not in the paper (helps when the features already tame the diagonal, e.g. normalise)")
     seed: int = option(0, "seed for --random-seeds")
 
     def validate(self) -> None:
@@ -54,6 +64,8 @@ class KsConfig:
         if self.delta < 1 or self.max_iter < 1 or self.convex_iter < 1 or not 0 < self.ks_step <= 1 or self.mcca_dims < 1:
             raise InputError("delta, max_iter, convex_iter, mcca_dims >= 1 and 0 < ks_step <= 1 are required")
 
-    def p_values(self) -> list[float]:
+    def p_values(self) -> list[float | None]:
+        """The p grid; None stands for the unsmoothed kernels (``unsmoothed``)."""
         count = int(round((self.p_stop - self.p_start) / self.p_step)) + 1
-        return [round(self.p_start + i * self.p_step, 6) for i in range(count) if self.p_start + i * self.p_step <= self.p_stop + 1e-9]
+        grid = [round(self.p_start + i * self.p_step, 6) for i in range(count) if self.p_start + i * self.p_step <= self.p_stop + 1e-9]
+        return grid + [None] if self.unsmoothed else grid
