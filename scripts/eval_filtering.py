@@ -187,7 +187,9 @@ def detection(scores: np.ndarray, kind: np.ndarray, rate: float) -> dict:
     """ROC-AUC of clean above noise (overall and per kind), and P = R of the lowest ``rate`` share as noise.
     nan scores (pairs a rule dropped) rank below every number."""
     noise = kind >= 0
-    scores = np.nan_to_num(np.asarray(scores, dtype=np.float64), nan=-np.inf)
+    scores = np.asarray(scores, dtype=np.float64)
+    finite = scores[np.isfinite(scores)]
+    scores = np.nan_to_num(scores, nan=(finite.min() if finite.size else 0.0) - 1.0)  # finite: roc_auc_score refuses inf
     flagged = np.zeros(len(scores), dtype=bool)
     flagged[np.lexsort((np.arange(len(scores)), scores))[: int(round(rate * len(scores)))]] = True
     return {**aucs(scores, kind), "precision": float((flagged & noise).sum() / max(flagged.sum(), 1)),
