@@ -353,7 +353,7 @@ def test_mismatch_features_equal_a_multiset_reference(pair):
             rows = [line.rstrip("\n").split("\t") for line in f]
         src, tgt = [r[0] for r in rows] + src, [r[1] for r in rows] + tgt
     src, tgt = src + ["%qs and %qs at 1,000", "%s"], tgt + ["%qs und bei 1.000 1.000", ""]
-    got = mismatch_features(src, tgt, TextStats(src), TextStats(tgt))
+    got = mismatch_features(feat.side_items(src, TextStats(src)), feat.side_items(tgt, TextStats(tgt)), len(src))
     expected = [[math.log1p(sum(((Counter(naive_item_list(s, kind)) - Counter(naive_item_list(t, kind)))
                                  + (Counter(naive_item_list(t, kind)) - Counter(naive_item_list(s, kind)))).values()))
                  for kind in ("numbers", "placeholders")] for s, t in zip(src, tgt)]
@@ -524,13 +524,13 @@ def naive_alignment(src, tgt, buckets):
 
     sequences = [[[naive_hash(t) % buckets for t in naive_token_list(x)] for x in side] for side in (src, tgt)]
     tables, lambdas = [], []
-    for given, words in (sequences, sequences[::-1]):
+    for conditioning, words in (sequences, sequences[::-1]):
         table, lam = np.full((buckets + 1, buckets), 1 / buckets), 0.0
         for iteration in range(AlignmentModel.iterations):
-            counts = e_step(given, words, table, lam)[0] + AlignmentModel.smoothing
+            counts = e_step(conditioning, words, table, lam)[0] + AlignmentModel.smoothing
             table = counts / counts.sum(axis=1, keepdims=True)
             if iteration == 0:
-                lam = max(DIAGONALS, key=lambda d: e_step(given, words, table, d)[1])
+                lam = max(DIAGONALS, key=lambda d: e_step(conditioning, words, table, d)[1])
         tables.append(table)
         lambdas.append(lam)
 

@@ -64,11 +64,13 @@ for _low, _high in [(0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF90
 
 
 # -- pair features -----------------------------------------------------------------------------
-def pair_features(src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
-    """The PAIR_FEATURES of each pair, (n, 9) float32; ``s``, ``t``: the sides' text statistics."""
+def pair_features(src: list[str], tgt: list[str], s: TextStats, t: TextStats, items: tuple[dict, dict] | None = None
+                  ) -> np.ndarray:
+    """The PAIR_FEATURES of each pair, (n, 9) float32; ``s``, ``t``: the sides' text statistics;
+    ``items``: the sides' ``side_items`` if the caller has them already."""
     columns = [np.log1p(s.lengths), np.log1p(t.lengths), np.log1p(t.lengths) - np.log1p(s.lengths),
                np.log1p(t.words) - np.log1p(s.words)]
-    src_items, tgt_items = side_items(src, s), side_items(tgt, t)
+    src_items, tgt_items = items or (side_items(src, s), side_items(tgt, t))
     columns += [item_agreement(src_items[kind], tgt_items[kind], len(src)) for kind in AGREEMENT]
     columns.append(punctuation_agreement(s, t))
     return np.stack(columns, axis=1).astype(np.float32)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..text import TextStats
-from .features import matched_items
 
 MISMATCH_FEATURES = ("numbers_mismatch", "placeholders_mismatch")
 
@@ -24,8 +22,9 @@ def item_mismatch(src: tuple[np.ndarray, np.ndarray], tgt: tuple[np.ndarray, np.
     return np.log1p(np.bincount(keys >> 32, np.abs(balance), minlength=n))
 
 
-def mismatch_features(src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
-    """The MISMATCH_FEATURES of each pair, (n, 2) float32."""
+def mismatch_features(src_items: dict, tgt_items: dict, n: int) -> np.ndarray:
+    """The MISMATCH_FEATURES of each of the ``n`` pairs, (n, 2) float32, from the sides' items
+    (features.side_items)."""
     kinds = [name.removesuffix("_mismatch") for name in MISMATCH_FEATURES]
-    return np.column_stack([item_mismatch(matched_items(src, s, kind), matched_items(tgt, t, kind), len(src))
-                            for kind in kinds]).astype(np.float32).reshape(len(src), len(kinds))
+    return np.column_stack([item_mismatch(src_items[kind], tgt_items[kind], n)
+                            for kind in kinds]).astype(np.float32).reshape(n, len(kinds))

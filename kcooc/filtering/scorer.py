@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import InputError
 from ..text import TextStats
 from .alignment import ALIGNMENT_FEATURES, AlignmentModel
-from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features
+from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features, side_items
 from .mismatch import MISMATCH_FEATURES, mismatch_features
 from .noise import NOISE_KINDS, synthesize
 
@@ -56,7 +56,8 @@ class FeatureExtractor:
     def pair(self, src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
         """The per-pair features (lengths, agreement, mismatch, language ID), (n, pair_width) float32;
         ``s``, ``t``: the sides' text statistics."""
-        columns = [pair_features(src, tgt, s, t), mismatch_features(src, tgt, s, t)]
+        items = side_items(src, s), side_items(tgt, t)
+        columns = [pair_features(src, tgt, s, t, items), mismatch_features(*items, len(src))]
         for side, code in zip(self.sides, self.languages):
             columns.append(self.identifier.probability((src, tgt)[side], code).astype(np.float32)[:, None])
         return np.hstack(columns)
