@@ -17,8 +17,6 @@ from .config import KsConfig
 
 # The maths (scipy, scikit-learn) is imported where it is used, so that `--help` and option errors stay fast.
 
-UNSEEDED = ("ks", "p-smooth")  # methods that cannot use seeds; convex may
-
 
 def read_objects(path: str) -> tuple[list[str], list[str]]:
     """(ids, texts): a directory's files (id = file name, sorted) or a file's lines (id = line number)."""
@@ -115,7 +113,7 @@ def align_command(config_path, print_config, source, target, seeds_path, random_
       kcooc ks align -c configs/ks-docs.yaml --source en/ --target es/ --seeds seeds.tsv -o alignment.tsv
       kcooc ks align -c configs/ks-names.yaml --source en.txt --target ar.txt --gold gold.tsv --random-seeds 10
     """
-    from .estimator import SEEDED, SWEEPS, KernelizedSorting
+    from .estimator import SEEDED, SWEEPS, UNSEEDED, KernelizedSorting
 
     cfg = load_config(KsConfig, config_path, {"method": method, "seed": seed}, print_config)
     check_outputs(output, summary_path, inputs=[source, target, seeds_path, gold_path, config_path,

@@ -16,6 +16,7 @@ from .convex import convex_sorting
 from .mcca import mcca
 
 SEEDED = {"s-u": "uniform", "s-z": "zero", "mcca": None}  # methods that use seeds (and the fill of S-U/S-Z)
+UNSEEDED = ("ks", "p-smooth")  # methods that cannot use seeds; convex may
 SWEEPS = ("p-smooth", "s-u", "s-z")  # methods that sweep p (on an engine)
 METHODS = ("ks", "p-smooth", "s-u", "s-z", "mcca", "convex")
 
@@ -30,7 +31,8 @@ class KernelizedSorting:
         ``p_values`` (Jagarlamudi et al. 2010, §3); s-u / s-z: p-smooth grown from seed alignments with
         uniform / zero weights for unconfident rows (§4); mcca: matching CCA on the seeds; convex:
         convex kernelized sorting by Frank-Wolfe (Djuric et al. 2012).
-    p_values : list of float, default 0.05, 0.1, ..., 1
+    p_values : list of float or None, default 0.05, 0.1, ..., 1
+        The p grid of the sweeps; None in it stands for the unsmoothed kernels (not in the paper).
     delta : int, default 2
         Confident alignments added per iteration (s-u, s-z, mcca).
     max_iter : int, default 100
@@ -54,7 +56,7 @@ class KernelizedSorting:
         if method not in METHODS:
             raise InputError(f"method must be one of {METHODS}, got {method!r}")
         self.p_values = [round(0.05 * i, 6) for i in range(1, 21)] if p_values is None else list(p_values)
-        if not self.p_values or min(self.p_values) <= 0 or min(delta, max_iter, convex_iter, mcca_dims) < 1 \
+        if not self.p_values or any(p is not None and p <= 0 for p in self.p_values) or min(delta, max_iter, convex_iter, mcca_dims) < 1 \
                 or not 0 < step <= 1:
             raise InputError("need p values > 0, delta, max_iter, convex_iter, mcca_dims >= 1 and 0 < step <= 1")
         self.method, self.delta, self.max_iter, self.step = method, delta, max_iter, step
