@@ -4,8 +4,9 @@ and fastText skip-gram trained on the same corpus, with training times.
 
 Uses data/text8 when it exists (the real text8), else the offline corpus of scripts/data_text8.py.
 Every CA and PPMI row runs `kcooc ca embed`; every row is scored by `kcooc ca eval`. A finished run (vectors +
-summary in --workdir) is reused. ``--previous fasttext`` copies the fastText row from the existing --out page
-instead of training it again (marked so in the table).
+summary, or word vectors + seconds, in --workdir) is reused, so a rerun after an interruption only trains what is
+missing; ``--finished-only`` writes the page from the finished runs alone (the others marked 'not run') for a partial
+table. The word2vec and fastText rows run first, so a cut-short run still compares against baselines trained in it.
 
     python scripts/eval_text8.py --corpus data/text8-offline --out docs/results-text8.md
 """
@@ -88,15 +89,6 @@ def embed(name: str, options: list[str], corpus: str, args) -> tuple[dict[str, f
             f"{run['convergence']['max_relative_residual']:.2f}")
 
 
-def previous_row(path: str, label: str) -> tuple[dict[str, float], float]:
-    """A row of an earlier results page (the same table format)."""
-    for line in open(path, encoding="utf-8"):
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells[0] == label or cells[0].startswith(f"{label} (previous run"):
-            return dict(zip(BENCHMARKS, map(float, cells[1 : 1 + len(BENCHMARKS)]))), float(cells[-1])
-    raise SystemExit(f"{path}: no row {label!r} to reuse")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default=None)
@@ -105,35 +97,31 @@ def main() -> None:
     parser.add_argument("--out", default="docs/results-text8.md")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--best-power", default="0.25", help="power of the row+column and SCA rows")
-    parser.add_argument("--previous", nargs="*", default=[], choices=list(LABELS),
-                        help="baselines whose row is copied from the existing --out page, not retrained")
-    parser.add_argument("--no-sca", action="store_true", help="leave out the SCA+MEN row")
+    parser.add_argument("--sca", action="store_true",
+                        help="add the SCA+MEN row (the slowest run; tuned on MEN's own pairs, so not a fair row)")
     parser.add_argument("--finished-only", action="store_true",
                         help="start no run: rows without finished vectors in --workdir are marked 'not run'")
     args = parser.parse_args()
     corpus = args.corpus or ("data/text8" if os.path.exists("data/text8") else "data/text8-offline")
     os.makedirs(args.workdir, exist_ok=True)
-    previous = {kind: previous_row(args.out, LABELS[kind]) for kind in args.previous}
-    results = {}
-    for name, label, options in ca_runs(args.data_dir, args.best_power):
-        results[label] = embed(name, options, corpus, args)
-        print(label, results[label], file=sys.stderr, flush=True)
-    for kind, label in LABELS.items():
-        if kind in previous:
-            scores, seconds = previous[kind]
-            results[f"{label} (previous run, same corpus and settings)"] = (scores, seconds, "")
-            continue
+    baselines = {}
+    for kind, label in LABELS.items():  # first: the rows every CA row is compared with
         path, timing = os.path.join(args.workdir, f"{kind}.txt"), os.path.join(args.workdir, f"{kind}.seconds")
         if not (os.path.exists(path) and os.path.exists(timing)):
             if args.finished_only:
-                results[label] = None
+                baselines[label] = None
                 continue
             seconds = train_baseline(kind, corpus, path, 300, 5, args.threads)
             with open(timing, "w") as f:
                 f.write(f"{seconds}\n")
-        results[label] = (evaluate(path, args.data_dir), float(open(timing).read()), "")
-        print(kind, results[label], file=sys.stderr, flush=True)
-    if not args.no_sca:  # last: the slowest CA row, tuned on MEN's own pairs
+        baselines[label] = (evaluate(path, args.data_dir), float(open(timing).read()), "")
+        print(kind, baselines[label], file=sys.stderr, flush=True)
+    results = {}
+    for name, label, options in ca_runs(args.data_dir, args.best_power):
+        results[label] = embed(name, options, corpus, args)
+        print(label, results[label], file=sys.stderr, flush=True)
+    results.update(baselines)
+    if args.sca:  # last: the slowest CA row, tuned on MEN's own pairs
         name, label, options = sca_run(args.data_dir, args.best_power)
         results[label] = embed(name, options, corpus, args)
     lines = ["# Word similarity on a text8-like corpus (kernel-CA paper, Table 4 analogue)", "",
@@ -144,7 +132,7 @@ def main() -> None:
              "residual norm(A v - s u) / s of the 300 singular triples. word2vec and fastText: 300 dimensions,",
              "window 5, 5 epochs, min count 5.", "",
              f"Made by: `make text8` (= `python scripts/eval_text8.py --corpus {corpus} --out {args.out}"
-             + "".join(f" --previous {kind}" for kind in args.previous) + (" --no-sca" if args.no_sca else "")
+             + (" --sca" if args.sca else "")
              + (" --finished-only" if args.finished_only else "") + "`)", "",
              "| method | " + " | ".join(BENCHMARKS) + " | residual | seconds |",
              "|---|" + "---|" * (len(BENCHMARKS) + 2)]
