@@ -149,6 +149,8 @@ $(DATA)/text8-offline: | install-data
 	$(PYTHON) scripts/data_text8.py --out $@ --cache $(DATA)/cache
 
 # Kernel-CA paper Table 4 analogue: CA flat/skip/cut vs word2vec SGNS/CBOW and fastText -> docs/results-text8.md
+# Every row is trained in this run; runs/text8 keeps finished rows, so a rerun after an interruption trains only
+# what is missing (scripts/eval_text8.py --finished-only writes the page from the finished rows alone).
 text8: install-data data-ca data-text8
 	$(PYTHON) scripts/eval_text8.py --out docs/results-text8.md
 

@@ -131,9 +131,10 @@ def main() -> None:
              "named in the row (PPMI: U S^0.5, as Levy et al. 2015 recommend); `residual` is the largest relative",
              "residual norm(A v - s u) / s of the 300 singular triples. word2vec and fastText: 300 dimensions,",
              "window 5, 5 epochs, min count 5.", "",
-             f"Made by: `make text8` (= `python scripts/eval_text8.py --corpus {corpus} --out {args.out}"
-             + (" --sca" if args.sca else "")
-             + (" --finished-only" if args.finished_only else "") + "`)", "",
+             f"Made by: `python scripts/eval_text8.py --corpus {corpus} --out {args.out}"
+             + (" --sca" if args.sca else "") + (" --finished-only" if args.finished_only else "") + "`"
+             + (": the finished runs of an interrupted `make text8`; rows marked 'not run' did not finish."
+                if args.finished_only else " (= `make text8`)."), "",
              "| method | " + " | ".join(BENCHMARKS) + " | residual | seconds |",
              "|---|" + "---|" * (len(BENCHMARKS) + 2)]
     for label, result in results.items():
