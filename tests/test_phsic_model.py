@@ -166,3 +166,23 @@ def test_normalized_rbf_equals_eq27_on_unit_vectors(vectors):
     np.testing.assert_allclose(model.score(X[30:40], Y[30:40]), expected, rtol=1e-6, atol=1e-10)
     # sentence length no longer matters: scaling a vector leaves its score unchanged
     np.testing.assert_allclose(model.score(3 * X[30:40], Y[30:40]), expected, rtol=1e-6, atol=1e-10)
+
+
+def test_train_reports_both_passes_of_a_data_space_kernel():
+    """rbf reads and spools, fits the maps on the sample, then passes over the spool: each step is
+    announced and the second pass counts every pair again (the CLI's progress bar follows it)."""
+    from kcooc.pairs import PairBlock
+    from kcooc.phsic.model import PHSIC
+    from kcooc.phsic.stream import train
+
+    rng = np.random.default_rng(0)
+    blocks = [PairBlock(None, None, rng.normal(size=(n, 4)), rng.normal(size=(n, 3))) for n in (30, 25, 45)]
+    events = []
+    model = PHSIC("rbf", rank=5, seed=0)
+    train(iter(blocks), model, sample_size=60, on_block=lambda n: events.append(n),
+          on_pass=lambda name, total: events.append((name, total)))
+    assert events == [30, 25, 45, ("maps", None), ("statistics", 100), 30, 25, 45]
+    reference = PHSIC("rbf", rank=5, seed=0)
+    train(iter(blocks), reference, sample_size=60)
+    X, Y = np.vstack([b.X for b in blocks]), np.vstack([b.Y for b in blocks])
+    np.testing.assert_array_equal(model.score(X, Y), reference.score(X, Y))

@@ -99,7 +99,12 @@ def train_model(cfg: PhsicConfig, input_path, output, x_vectors, y_vectors, spoo
         encoders = build_pair_encoders(to_dict(cfg.encoder), cfg.y_encoder and to_dict(cfg.y_encoder))
         blocks = encoded_pairs(reader, *encoders)
     with progress(quiet) as bar:
-        train(blocks, model, sample_size=cfg.kernel.sample, spool_dir=spool_dir, on_block=bar.update)
+        def on_pass(name: str, total: int | None) -> None:  # rbf etc.: the second pass gets its own bar
+            LOG.debug(f"train: {name}" + ("" if total is None else f" over {total:,} pairs"))
+            bar.set_description(name, refresh=False)
+            bar.reset(total=total)
+
+        train(blocks, model, sample_size=cfg.kernel.sample, spool_dir=spool_dir, on_block=bar.update, on_pass=on_pass)
     data_hash = reader.sha256.hexdigest() if reader else vectors_hash(x_vectors, y_vectors)
     model.save(output, config=to_dict(cfg), data_sha256=data_hash,
                encoders=[e.spec() for e in encoders] if encoders else {"x_vectors": x_vectors, "y_vectors": y_vectors})

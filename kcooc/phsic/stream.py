@@ -18,8 +18,13 @@ from .model import PHSIC
 
 
 def train(blocks: Iterable[PairBlock], model: PHSIC, *, sample_size: int | None = None,
-          spool_dir: str | None = None, on_block: Callable[[int], None] = lambda n: None) -> PHSIC:
-    """Fit ``model`` on every pair of ``blocks`` with memory bounded by the model plus one block."""
+          spool_dir: str | None = None, on_block: Callable[[int], None] = lambda n: None,
+          on_pass: Callable[[str, int | None], None] = lambda name, total: None) -> PHSIC:
+    """Fit ``model`` on every pair of ``blocks`` with memory bounded by the model plus one block.
+
+    ``on_block(n)`` follows the pairs of each pass; data-space kernels make two passes (read and
+    spool, then the statistics over the spool) and announce each step with ``on_pass(name, pairs)``:
+    "maps" (the incomplete Cholesky on the sample; pairs None) and "statistics" (pairs: all)."""
     if KERNELS[model.kernel].feature_space:
         for block in blocks:
             if model.x_map is None:
@@ -36,9 +41,12 @@ def train(blocks: Iterable[PairBlock], model: PHSIC, *, sample_size: int | None 
         rng = np.random.default_rng(model.seed)
         rows = (np.arange(spool.n) if sample_size is None or sample_size >= spool.n
                 else np.sort(rng.choice(spool.n, size=sample_size, replace=False)))
+        on_pass("maps", None)
         model.fit_maps(*spool.rows(rows))
+        on_pass("statistics", spool.n)
         for X, Y in spool:
             model.partial_fit(X, Y)
+            on_block(X.shape[0])
     return model.finalize()
 
 
