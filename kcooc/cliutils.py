@@ -372,3 +372,16 @@ def use_threads(jobs: int | None) -> None:
 def require(condition: bool, message: str) -> None:
     if not condition:
         raise InputError(message)
+
+
+def _parse_sigma(value: str | None) -> float | str | None:
+    if value in (None, "median"):
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise click.BadParameter(f"expected a number or 'median', got {value!r}") from None
+
+
+sigma_option = click.option("--sigma", default=None, callback=lambda ctx, param, value: _parse_sigma(value),
+                            help="rbf/laplacian bandwidth or 'median' [config: kernel.sigma].")
