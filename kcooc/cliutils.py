@@ -182,6 +182,9 @@ def logging_to(name: str, quiet: bool, verbose: bool, log_file: str | None) -> I
     --log-file (appended) at INFO or DEBUG whatever -q says."""
     handlers = [_Stderr(name, logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO)]
     if log_file:
+        clash = _log_file_clash(log_file)
+        if clash:
+            fail(f"--log-file {log_file}: is also the command's {clash}; the log appends, so it must be another file", 2)
         try:
             handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
         except OSError as exc:
@@ -197,6 +200,24 @@ def logging_to(name: str, quiet: bool, verbose: bool, log_file: str | None) -> I
         for handler in handlers:
             handler.close()
         LOG.handlers[:], LOG.level, LOG.propagate = saved
+
+
+def _log_file_clash(log_file: str) -> str | None:
+    """The option whose file ``log_file`` is (an input, the output, a model: appending would corrupt it), if any."""
+    ctx = click.get_current_context(silent=True)
+    real_log = os.path.realpath(log_file)
+    for param in ctx.command.params if ctx else ():
+        values = ctx.params.get(param.name)
+        for value in values if isinstance(values, (list, tuple)) else [values]:
+            if param.name == "log_file" or not isinstance(value, str) or value == "-":
+                continue
+            real = os.path.realpath(value)
+            same = real == real_log
+            if not same and os.path.isfile(real) and os.path.isfile(real_log):
+                same = os.path.samefile(real, real_log)
+            if same:
+                return max(param.opts, key=len) if param.opts else param.name
+    return None
 
 
 def run_options(command: Callable) -> Callable:
@@ -351,3 +372,16 @@ def use_threads(jobs: int | None) -> None:
 def require(condition: bool, message: str) -> None:
     if not condition:
         raise InputError(message)
+
+
+def _parse_sigma(value: str | None) -> float | str | None:
+    if value in (None, "median"):
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise click.BadParameter(f"expected a number or 'median', got {value!r}") from None
+
+
+sigma_option = click.option("--sigma", default=None, callback=lambda ctx, param, value: _parse_sigma(value),
+                            help="rbf/laplacian bandwidth or 'median' [config: kernel.sigma].")

@@ -139,3 +139,20 @@ def test_errors_reach_the_log_file(tmp_path):
     assert result.stderr.count("\n") == 1 and "ERROR: " in log.read_text()
     bad_log = run("ca", "eval", "-i", tmp_path / "missing.npz", "--log-file", tmp_path / "no" / "x.log", check=False)
     assert bad_log.returncode == 2 and "--log-file" in bad_log.stderr
+
+
+def test_log_file_that_is_an_input_or_the_output_is_refused(tmp_path):
+    """--log-file appends: naming an input (also through a hard link) or the output is exit 2, nothing touched."""
+    names = tmp_path / "names-en.txt"
+    names.write_bytes(open(os.path.join(DATA, "names-en.txt"), "rb").read())
+    link = tmp_path / "link.txt"
+    os.link(names, link)
+    before = names.read_bytes()
+    args = ["ks", "align", "--method", "ks", "--source", names, "--target", os.path.join(DATA, "names-ar.txt"),
+            "--gold", os.path.join(DATA, "names-gold.tsv")]
+    for log, clash in ((names, "--source"), (link, "--source"), (tmp_path / "a.tsv", "--output")):
+        result = run(*args, "-o", tmp_path / "a.tsv", "--log-file", log, check=False)
+        assert result.returncode == 2 and f"is also the command's {clash}" in result.stderr
+        assert result.stderr.count("\n") == 1
+    assert names.read_bytes() == before and not (tmp_path / "a.tsv").exists()
+    assert sorted(os.listdir(tmp_path)) == ["link.txt", "names-en.txt"]

@@ -11,11 +11,10 @@ import numpy as np
 
 from ..cliutils import (KcoocCommand, Timer, check_outputs, config_options, guarded, input_options, input_overrides,
                         jobs_option, load_config, locked_outputs, output_option, progress, require, run_options,
-                        seed_option, work_dir_option, write_summary)
+                        seed_option, sigma_option, work_dir_option, write_summary)
 from ..config import NULL, to_dict
 from ..engine import make_engine
 from ..io import atomic_output, beside, check_directory, display_name, rereadable_input, run_directory
-from ..phsic.commands import parse_sigma
 from ..phsic.config import PhsicConfig
 from .config import SCRIPT_LANGUAGE, FilterConfig
 from .rules import PASS, REASONS
@@ -51,8 +50,7 @@ PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
 @click.option("--kernel", type=click.Choice(["linear", "cos", "rbf", "laplacian", "poly"]), default=None,
               help="PHSIC kernel [config: kernel.name].")
 @click.option("--rank", type=click.IntRange(min=1), default=None, help="Incomplete Cholesky rank [config: kernel.rank].")
-@click.option("--sigma", default=None, callback=lambda ctx, param, value: parse_sigma(value),
-              help="rbf/laplacian bandwidth or 'median' [config: kernel.sigma].")
+@sigma_option
 @click.option("--model", "-m", "model_path", default=None,
               help="Score with this model (--save-model of a learned run; for --scorer phsic a `phsic train` model) "
                    "instead of learning one.")

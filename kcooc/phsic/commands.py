@@ -9,7 +9,7 @@ import numpy as np
 
 from ..cliutils import (LOG, KcoocGroupOfCommands, Timer, check_outputs, config_options, guarded, input_options,
                         input_overrides, load_config, locked_outputs, output_option, progress, require,
-                        run_options, seed_option, work_dir_option, write_summary)
+                        run_options, seed_option, sigma_option, work_dir_option, write_summary)
 from ..config import to_dict
 from ..io import atomic_output, beside, check_directory, display_name, run_directory
 from .config import PhsicConfig
@@ -20,15 +20,6 @@ vectors_options = [
     click.option("--x-vectors", default=None, help="Precomputed x vectors (.npy, one row per pair) instead of an encoder."),
     click.option("--y-vectors", default=None, help="Precomputed y vectors (.npy), with --x-vectors."),
 ]
-
-
-def parse_sigma(value: str | None) -> float | str | None:
-    if value in (None, "median"):
-        return value
-    try:
-        return float(value)
-    except ValueError:
-        raise click.BadParameter(f"expected a number or 'median', got {value!r}") from None
 
 
 def with_vectors(command):
@@ -49,8 +40,7 @@ def phsic():
 @click.option("--kernel", type=click.Choice(["linear", "cos", "rbf", "laplacian", "poly"]), default=None,
               help="Kernel on both sides [config: kernel.name].")
 @click.option("--rank", type=click.IntRange(min=1), default=None, help="Incomplete Cholesky rank d [config: kernel.rank].")
-@click.option("--sigma", default=None, callback=lambda ctx, param, value: parse_sigma(value),
-              help="rbf/laplacian bandwidth or 'median' [config: kernel.sigma].")
+@sigma_option
 @click.option("--encoder", type=click.Choice(["hashing", "fasttext", "vectors", "wordllama"]), default=None,
               help="Sentence encoder [config: encoder.name].")
 @click.option("--encoder-model", default=None, help="fastText .bin or word2vec .vec file [config: encoder.model].")
