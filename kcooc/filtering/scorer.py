@@ -1,15 +1,18 @@
 """The learned pair-quality score: every feature of a pair -> probability that the pair is clean.
 
-A logistic regression on the standardised features z (plus the distance of each length ratio
-from its clean median, so that too long and too short both count against a pair), their squares
-and pairwise products (a quadratic decision function: interactions such as "a low lexical score
-matters less on a short pair") is trained on a seeded sample of the corpus's own pairs (clean)
-against one synthetic noisy copy of each (noise.py), with a held-out share to report accuracy and
-ROC-AUC. Logistic regression outputs calibrated probabilities under its own log loss. With
-declared languages the probability is multiplied by a language gate per side that trusts the
-identifier as much as it proved reliable on clean pairs of that length (see PairClassifier). The strongest reason a pair scored
-low is a gated language, or the feature whose value, set to the average clean pair's, raises its
-score most.
+One logistic regression per family of synthetic noise (noise.NOISE_FAMILIES: misalignment, length,
+untranslated text, numbers) on the standardised features z (plus the distance of each length
+ratio from its clean median, so that too long and too short both count against a pair), their
+squares and pairwise products (a quadratic decision function: interactions such as "a low
+lexical score matters less on a short pair"), each trained on a seeded sample of the corpus's own
+pairs (clean) against the synthetic noisy copies of its family (noise.py), with a held-out share
+to report accuracy and ROC-AUC. The detectors' log-odds are combined as the clean class of a
+softmax: a pair is clean only when no detector fires. With a declared target language the
+probability is multiplied by a language gate that trusts the identifier as much as it proved
+reliable on clean pairs of that length (see PairClassifier); the source side's posterior is one
+of the regression's inputs. The strongest reason a pair scored low is the gated language, or,
+in the detector that fired most, the feature whose value, set to the average clean pair's, lowers
+that detector's log-odds most.
 """
 
 from __future__ import annotations
@@ -102,14 +105,15 @@ class PairClassifier:
     detectors : sequence of str, default ("noise",)
         The noise classes (families of synthetic noise, noise.NOISE_FAMILIES) next to "clean".
 
-    Standardise, expand to degree 2, a multinomial logistic regression over clean and the noise
-    classes, times a language gate per side:
-    ``predict_proba`` = 1 / (1 + sum_k exp(m_k)) x prod over sides (P + (1 - P) q),
-    where m_k = w_k.z + z^T S_k z + b_k is detector k's log-odds of its noise against clean (the
-    softmax probability of the clean class, Bishop 2006, Eq. 4.104). A pair is clean only when no
-    detector fires: one strong sign of one kind of noise (a length ratio that only truncation
-    explains) is not averaged away by the features that look clean, as it is in a single clean-vs-all
-    fit. With one detector this is the binary logistic regression sigmoid(-m).
+    Standardise, expand to degree 2, one binary logistic regression per detector k (clean against
+    that noise class alone), times a language gate per gated side (``gated``: the target's):
+    ``predict_proba`` = 1 / (1 + sum_k exp(m_k)) x prod over gated sides (P + (1 - P) q),
+    where m_k = w_k.z + z^T S_k z + b_k is detector k's log-odds of its noise against clean; the
+    first factor is the clean class's probability in a softmax over clean and the detectors
+    (Bishop 2006, Eq. 4.104, with the detectors' log-odds as the classes' decision values). A pair is
+    clean only when no detector fires: one strong sign of one kind of noise (a length ratio that
+    only truncation explains) is not averaged away by the features that look clean, as it can be
+    in one clean-vs-all fit. With one detector this is the binary logistic regression sigmoid(-m).
 
     P is the identifier's posterior of the side's expected language; q the probability that the
     side is nevertheless in it when the identifier says no, by Bayes with a prior ``language_prior``
