@@ -380,12 +380,15 @@ def evaluate_pair(lang: str, args) -> dict:
         results[name] = {**detection(scores, kind, args.rate), "seconds": time.perf_counter() - start}
         print(f"en-{lang}", name, {k: round(v, 3) for k, v in results[name].items()}, file=sys.stderr)
 
-    timed("length ratio (chars)", lambda: length_ratio_scores(src, tgt))
-    scores, _, seconds = run_kcooc(corpus, workdir, "phsic", {**phsic, "rules": RULES_OFF}, phsic_options)
-    results["kcooc pure PHSIC (hashing, cos)"] = {**detection(scores, kind, args.rate), "seconds": seconds}
+    if not args.learned_only:
+        timed("length ratio (chars)", lambda: length_ratio_scores(src, tgt))
+        scores, _, seconds = run_kcooc(corpus, workdir, "phsic", {**phsic, "rules": RULES_OFF}, phsic_options)
+        results["kcooc pure PHSIC (hashing, cos)"] = {**detection(scores, kind, args.rate), "seconds": seconds}
     if learned:
         scores, _, seconds = run_kcooc(corpus, workdir, "learned", {"rules": RULES_OFF}, languages)
         results["kcooc learned (default)"] = {**detection(scores, kind, args.rate), "seconds": seconds}
+    if args.learned_only:
+        return {"n": len(src), "kind": kind, "results": results}
     if lang == "ja" and all(os.path.exists(os.path.join(args.fasttext, f"{x}-100.bin")) for x in ("en", "ja")):
         fasttext = {"encoder": {"name": "fasttext", "model": os.path.join(args.fasttext, "en-100.bin")},
                     "y_encoder": {"name": "fasttext", "model": os.path.join(args.fasttext, "ja-100.bin"), "split_cjk": True},
@@ -427,6 +430,8 @@ def main() -> None:
     parser.add_argument("--out", default="docs/results-filtering.md")
     parser.add_argument("--report-only", action="store_true",
                         help="rewrite --out from the numbers the last run saved in --workdir (after editing the notes)")
+    parser.add_argument("--learned-only", action="store_true",
+                        help="development runs: score with the learned row alone and print it (no other rows, no --out)")
     args = parser.parse_args()
     saved = os.path.join(args.workdir, "results.json")
     if args.report_only:
@@ -440,12 +445,24 @@ def main() -> None:
     start = time.perf_counter()
     evaluations = {lang: evaluate_pair(lang, args) for lang in args.pairs.split(",")}
     seconds = time.perf_counter() - start
+    if args.learned_only:
+        print_learned(evaluations, seconds)
+        return
     with open(saved, "w", encoding="utf-8") as f:
         json.dump({"args": {k: v for k, v in vars(args).items() if k != "report_only"}, "seconds": seconds,
                    "evaluations": {lang: {**e, "kind": e["kind"].tolist(), "opus": e["opus"] and {
                        k: v for k, v in e["opus"].items() if k not in ("scores", "kept")}}
                        for lang, e in evaluations.items()}}, f)
     write_results(args, evaluations, seconds)
+
+
+def print_learned(evaluations: dict, seconds: float) -> None:
+    """The learned row of each pair and the mean overall AUC (a development run; nothing written)."""
+    rows = {lang: e["results"]["kcooc learned (default)"] for lang, e in evaluations.items()}
+    print("| pair | AUC | P = R | " + " | ".join(KINDS) + " |")
+    for lang, r in rows.items():
+        print(f"| en-{lang} | {fmt(r['auc'])} | {fmt(r['precision'])} | " + " | ".join(fmt(r[k]) for k in KINDS) + " |")
+    print(f"mean AUC {np.mean([r['auc'] for r in rows.values()]):.3f} ({seconds / 60:.1f} min)")
 
 
 def fmt(value: float) -> str:

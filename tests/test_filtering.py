@@ -231,7 +231,7 @@ from kcooc.filtering import features as feat  # noqa: E402
 from kcooc.filtering.alignment import DIAGONALS, AlignmentModel, token_sequences  # noqa: E402
 from kcooc.filtering.alignment import TOKEN_LIMIT as ALIGNMENT_TOKEN_LIMIT  # noqa: E402
 from kcooc.filtering.mismatch import mismatch_features  # noqa: E402
-from kcooc.filtering.noise import MINHASHES, NOISE_KINDS, similar_partners, synthesize  # noqa: E402
+from kcooc.filtering.noise import MINHASHES, NOISE_FAMILIES, NOISE_KINDS, similar_partners, synthesize  # noqa: E402
 from kcooc.filtering.scorer import PairClassifier, train  # noqa: E402
 
 FORMAT_PAIRS = [
@@ -623,7 +623,7 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     assert np.array_equal(again.weakest(F), model.weakest(F))
     assert model.expanded_names[model.weakest(np.array([[0.0, 6.0, 0.0]]))[0]].startswith("char_ratio")
     with pytest.raises(KcoocError, match="coef"):
-        PairClassifier.from_state(params, {**arrays, "coef": arrays["coef"][:2]})
+        PairClassifier.from_state(params, {**arrays, "coef": arrays["coef"][:, :2]})
     # a declared language is a gate on the regression's probability, not one of its inputs
     posterior = np.where(rng.random(400) < 0.3, rng.random(400) ** 8 * 0.5, 1.0)
     chars = rng.integers(1, 200, 400)
@@ -646,6 +646,71 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(G), gated.predict_proba(G))
 
 
+def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import PolynomialFeatures
+
+    rng = np.random.default_rng(1)
+    names = ["phsic", "char_ratio", "numbers", "src_lang"]  # the source's posterior is an input, not a gate
+    n = 900
+    F = np.column_stack([rng.normal(1, 0.3, n), rng.normal(0, 0.1, n), np.ones(n), rng.uniform(0.8, 1, n)])
+    labels = np.repeat([0, 1, 2], n // 3)
+    F[labels == 1, 1] += rng.choice([-1, 1], n // 3) * rng.uniform(0.5, 1.5, n // 3)  # length defects only
+    F[labels == 2, 0] -= rng.uniform(0.5, 1.5, n // 3)  # misaligned: low PHSIC only
+    model = PairClassifier(names, regularization=0.5, detectors=["length", "misaligned"]).fit(F, labels)
+    assert model.gate_columns == [] and model.detectors_ == ["length", "misaligned"]
+    expanded = np.column_stack([F, np.abs(F[:, 1] - np.median(F[labels == 0, 1]))])
+    scale = expanded.std(0)
+    scale[scale == 0] = 1
+    terms = PolynomialFeatures(2, include_bias=False).fit_transform((expanded - expanded.mean(0)) / scale)
+    margins = []
+    for k in (1, 2):  # each detector: clean against its own noise alone
+        rows = (labels == 0) | (labels == k)
+        reference = LogisticRegression(C=0.5, solver="newton-cholesky", max_iter=100, tol=1e-6).fit(terms[rows], labels[rows] == 0)
+        margins.append(-reference.decision_function(terms))
+    np.testing.assert_allclose(model.margins(F), np.column_stack(margins), rtol=1e-6, atol=1e-6)
+    # P(clean) is the softmax of (0, m_1, m_2), computed by hand from the stored arrays
+    params, arrays = model.state()
+    z = (expanded - arrays["mean"]) / arrays["scale"]
+    by_hand = []
+    for row in z:
+        quadratic = [row[i] * row[j] for i in range(len(row)) for j in range(i, len(row))]
+        m = [float(np.dot(arrays["coef"][k], np.r_[row, quadratic]) + arrays["intercept"][k]) for k in range(2)]
+        by_hand.append(1 / (1 + sum(math.exp(x) for x in m)))
+    np.testing.assert_allclose(model.predict_proba(F), by_hand, rtol=1e-9)
+    again = PairClassifier.from_state(params, arrays)
+    assert np.array_equal(again.predict_proba(F), model.predict_proba(F)) and again.detectors_ == model.detectors_
+    # a pair that looks clean on everything but its length ranks below (nearly) every clean pair
+    defect = np.array([[1.0, 1.2, 1.0, 0.95]])
+    p = model.predict_proba(defect)[0]
+    assert p < np.quantile(model.predict_proba(F[labels == 0]), 0.02)
+    assert model.expanded_names[model.weakest(defect)[0]].startswith("length:char_ratio")
+    assert model.expanded_names[model.weakest(np.array([[-0.5, 0.0, 1.0, 0.95]]))[0]] == "misaligned:phsic"
+    with pytest.raises(KcoocError, match="intercept"):
+        PairClassifier.from_state(params, {**arrays, "intercept": arrays["intercept"][:1]})
+    with pytest.raises(KcoocError, match="detectors"):
+        PairClassifier.from_state({**params, "fitted_detectors": ["other"]}, arrays)
+
+
+def test_a_binary_classifier_of_an_older_artifact_still_scores_as_it_did():
+    rng = np.random.default_rng(2)
+    names = ["phsic", "char_ratio", "src_chars", "tgt_chars", "src_lang", "tgt_lang"]
+    F = np.column_stack([rng.normal(size=(400, 2)), np.log1p(rng.integers(1, 200, (400, 2))),
+                         np.where(rng.random((400, 2)) < 0.2, rng.random((400, 2)), 1.0)])
+    clean = F[:, 0] - np.abs(F[:, 1]) > 0
+    both = PairClassifier(names, regularization=0.5, gated=["src_lang", "tgt_lang"]).fit(F, clean)
+    params, arrays = both.state()
+    # what the older code wrote: the clean decision (w, b) of one fit, both sides gated, b in the header
+    old_params = {k: params[k] for k in ("names", "regularization", "seed", "language_prior")}
+    old_params["intercept"] = -float(arrays["intercept"][0])
+    old_arrays = {**{k: v for k, v in arrays.items() if k != "intercept"}, "coef": -arrays["coef"][0]}
+    old = PairClassifier.from_state(old_params, old_arrays)
+    assert old.gate_columns == [4, 5]
+    Z = both.standardised(F)
+    decision = PairClassifier._terms(Z, both.pairs) @ old_arrays["coef"] + old_params["intercept"]
+    np.testing.assert_allclose(old.predict_proba(F), 1 / (1 + np.exp(-decision)) * both._gate(F).prod(axis=1), rtol=1e-12)
+
+
 def test_training_is_seeded_and_reports_held_out_numbers():
     from kcooc.text import TextStats as Stats
 
@@ -665,16 +730,24 @@ def test_training_is_seeded_and_reports_held_out_numbers():
     # with a doubtful share: the final fit leaves out the clean training pairs the first fit scored lowest
     names = list(feat.PAIR_FEATURES)
     cleaned, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3)
-    noisy_src, noisy_tgt, _ = synthesize(src, tgt, 7)
+    noisy_src, noisy_tgt, kinds = synthesize(src, tgt, 7)
     F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
+    families = list(dict.fromkeys(NOISE_FAMILIES.values()))
+    labels = np.r_[np.zeros(600, dtype=int), [1 + families.index(NOISE_FAMILIES[NOISE_KINDS[k]]) for k in kinds]]
     held = np.tile(np.random.default_rng(8).random(600) < 0.25, 2)
     clean_rows = [i for i in range(600) if not held[i]]
     p = first.predict_proba(F[clean_rows])
     doubtful = {clean_rows[k] for k in sorted(range(len(clean_rows)), key=lambda k: p[k])[: int(0.3 * len(clean_rows))]}
     keep = [i for i in range(1200) if not held[i] and i not in doubtful]
-    expected = PairClassifier(names, 1.0, 7).fit(F[keep], np.arange(1200)[keep] < 600)
+    expected = PairClassifier(names, 1.0, 7, detectors=families).fit(F[keep], labels[keep])
+    assert cleaned.detectors_ == families
     np.testing.assert_allclose(cleaned.coef_, expected.coef_)
     assert not np.allclose(cleaned.coef_, first.coef_)
+    one, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, detectors=False)  # one clean-vs-all fit
+    held_out = np.random.default_rng(8).random(600) < 0.25
+    rows = np.flatnonzero(~np.tile(held_out, 2))
+    binary = PairClassifier(names, 1.0, 7).fit(F[rows], rows < 600)
+    assert one.detectors_ == ["noise"] and np.allclose(one.coef_, binary.coef_)
 
 
 def test_learned_scores_through_the_passes_equal_the_classifier_on_every_feature(tmp_path):

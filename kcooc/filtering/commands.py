@@ -35,8 +35,8 @@ PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
 @output_option("Kept lines, verbatim, in input order (path or -).", default="-", show_default=True)
 @click.option("--scores", "scores_path", default=None, help="Also write every line's score (nan if a rule dropped it).")
 @click.option("--annotated", "annotated_path", default=None,
-              help="Also write every line + score, keep/drop and the reason it was dropped (learned scorer: the "
-                   "feature that lowered a dropped line's score most, and every feature's value).")
+              help="Also write every line + score, keep/drop and the reason it was dropped (learned scorer: what "
+                   "lowered a dropped line's score most, tgt_lang or detector:feature, and every feature's value).")
 @click.option("--scorer", type=click.Choice(["learned", "phsic"]), default=None,
               help="learned probability of a clean pair (default), or the paper's PHSIC ranking [config: scorer].")
 @click.option("--src-lang", default=None, help="Expected source language, ISO 639-1 code (e.g. en) [config: src_lang].")

@@ -85,10 +85,10 @@ class LearnConfig:
     validation: float = option(0.2, "share of the examples held out to report the classifier's accuracy and ROC-AUC")
     regularization: float = option(0.01, "inverse L2 strength C of the logistic regression on standardised features "
                                    "(strong: the synthetic noise is easier than real noise, so a loose fit overfits it)")
-    languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): each side's posterior of its "
+    languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
-                             "clean sampled sides of the same length")
-    doubtful_share: float = option(0.2, "share of the sampled pairs (the clean examples, which are the corpus's own and "
+                             "clean sampled sides of the same length; the source side's is an input of the classifier")
+    doubtful_share: float = option(0.3, "share of the sampled pairs (the clean examples, which are the corpus's own and "
                                    "so hold its noise) that a first fit scores lowest and the final fit leaves out")
     language_prior: float = option(0.9, "language gate: prior share of sides in their expected language")
     lexical_buckets: int = option(2048, "hashed word ids per side in the lexical translation table (B x B counts)")

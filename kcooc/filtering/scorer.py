@@ -1,19 +1,23 @@
 """The learned pair-quality score: every feature of a pair -> probability that the pair is clean.
 
-A logistic regression on the standardised features z (plus the distance of each length ratio
-from its clean median, so that too long and too short both count against a pair), their squares
-and pairwise products (a quadratic decision function: interactions such as "a low lexical score
-matters less on a short pair") is trained on a seeded sample of the corpus's own pairs (clean)
-against one synthetic noisy copy of each (noise.py), with a held-out share to report accuracy and
-ROC-AUC. Logistic regression outputs calibrated probabilities under its own log loss. With
-declared languages the probability is multiplied by a language gate per side that trusts the
-identifier as much as it proved reliable on clean pairs of that length (see PairClassifier). The strongest reason a pair scored
-low is a gated language, or the feature whose value, set to the average clean pair's, raises its
-score most.
+One logistic regression per family of synthetic noise (noise.NOISE_FAMILIES: misalignment, length,
+untranslated text, numbers) on the standardised features z (plus the distance of each length
+ratio from its clean median, so that too long and too short both count against a pair), their
+squares and pairwise products (a quadratic decision function: interactions such as "a low
+lexical score matters less on a short pair"), each trained on a seeded sample of the corpus's own
+pairs (clean) against the synthetic noisy copies of its family (noise.py), with a held-out share
+to report accuracy and ROC-AUC. The detectors' log-odds are combined as the clean class of a
+softmax: a pair is clean only when no detector fires. With a declared target language the
+probability is multiplied by a language gate that trusts the identifier as much as it proved
+reliable on clean pairs of that length (see PairClassifier); the source side's posterior is one
+of the regression's inputs. The strongest reason a pair scored low is the gated language, or,
+in the detector that fired most, the feature whose value, set to the average clean pair's, lowers
+that detector's log-odds most.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 import numpy as np
@@ -23,7 +27,7 @@ from ..text import TextStats
 from .alignment import ALIGNMENT_FEATURES, AlignmentModel
 from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features, side_items
 from .mismatch import MISMATCH_FEATURES, mismatch_features
-from .noise import NOISE_KINDS, synthesize
+from .noise import NOISE_FAMILIES, NOISE_KINDS, synthesize
 
 DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")
 
@@ -77,6 +81,7 @@ class FeatureExtractor:
         return np.hstack([pair, self.statistical(src, tgt, X, Y)])
 
 
+GATED = ("tgt_lang",)  # language-ID posteriors that gate the score; the source's is an input of the regression
 LENGTH_EDGES = np.array([10, 25, 50, 100])  # characters: the language gate trusts the identifier per length
 LOG_POSTERIOR_EDGES = np.array([-87.0, -30.0, -10.0, np.log(0.5)])  # ... and per depth of its "no"
 
@@ -97,9 +102,18 @@ class PairClassifier:
     seed : int, default 0
     language_prior : float, default 0.9
         Prior share of sides in their declared language (the language gate below).
+    detectors : sequence of str, default ("noise",)
+        The noise classes (families of synthetic noise, noise.NOISE_FAMILIES) next to "clean".
 
-    Standardise, expand to degree 2, logistic regression, times a language gate per side:
-    ``predict_proba`` = sigmoid(w.z + z^T S z + b) x prod over sides (P + (1 - P) q).
+    Standardise, expand to degree 2, one binary logistic regression per detector k (clean against
+    that noise class alone), times a language gate per gated side (``gated``: the target's):
+    ``predict_proba`` = 1 / (1 + sum_k exp(m_k)) x prod over gated sides (P + (1 - P) q),
+    where m_k = w_k.z + z^T S_k z + b_k is detector k's log-odds of its noise against clean; the
+    first factor is the clean class's probability in a softmax over clean and the detectors
+    (Bishop 2006, Eq. 4.104, with the detectors' log-odds as the classes' decision values). A pair is
+    clean only when no detector fires: one strong sign of one kind of noise (a length ratio that
+    only truncation explains) is not averaged away by the features that look clean, as it can be
+    in one clean-vs-all fit. With one detector this is the binary logistic regression sigmoid(-m).
 
     P is the identifier's posterior of the side's expected language; q the probability that the
     side is nevertheless in it when the identifier says no, by Bayes with a prior ``language_prior``
@@ -116,11 +130,12 @@ class PairClassifier:
     learns no use for them and scores a side in a third language as clean.
     """
 
-    def __init__(self, names: list[str], regularization: float = 1.0, seed: int = 0, language_prior: float = 0.9):
+    def __init__(self, names: list[str], regularization: float = 1.0, seed: int = 0, language_prior: float = 0.9,
+                 detectors: tuple[str, ...] | list[str] = ("noise",), gated: tuple[str, ...] | list[str] = GATED):
         self.names, self.regularization, self.seed = list(names), regularization, seed
-        self.language_prior = language_prior
-        self.model_columns = [k for k, name in enumerate(self.names) if name not in LANGUAGE_FEATURES]
-        self.gate_columns = [k for k, name in enumerate(self.names) if name in LANGUAGE_FEATURES]
+        self.language_prior, self.detectors, self.gated = language_prior, list(detectors), list(gated)
+        self.model_columns = [k for k, name in enumerate(self.names) if name not in self.gated]
+        self.gate_columns = [k for k, name in enumerate(self.names) if name in self.gated]
         self.length_columns = [self.names.index(name.replace("_lang", "_chars")) for name in
                                (self.names[k] for k in self.gate_columns)]
         self.deviation_columns = [self.names.index(name) for name in DEVIATIONS if name in self.names]
@@ -128,27 +143,44 @@ class PairClassifier:
         self.pairs = np.triu_indices(width)
 
     @property
+    def input_names(self) -> list[str]:
+        """The regression's inputs: the features, then the length ratios' distances from their clean medians."""
+        return [self.names[k] for k in self.model_columns] + [f"{self.names[j]}_deviation" for j in self.deviation_columns]
+
+    @property
     def expanded_names(self) -> list[str]:
-        """The regression's inputs, then the gated languages (the indices ``weakest`` returns)."""
-        return ([self.names[k] for k in self.model_columns] + [f"{self.names[j]}_deviation" for j in self.deviation_columns]
-                + [self.names[k] for k in self.gate_columns])
+        """What ``weakest`` returns an index into: per detector (``detector:input`` when there are
+        several), each input, then the gated languages."""
+        inputs = self.input_names
+        prefixes = [f"{d}:" for d in self.detectors_] if len(self.detectors_) > 1 else [""]
+        return [p + name for p in prefixes for name in inputs] + [self.names[k] for k in self.gate_columns]
 
     def _expand(self, F: np.ndarray) -> np.ndarray:
         F = np.asarray(F, dtype=np.float64)
         return np.hstack([F[:, self.model_columns], np.abs(F[:, self.deviation_columns] - self.medians_)])
 
-    def fit(self, F: np.ndarray, clean: np.ndarray) -> "PairClassifier":
+    def fit(self, F: np.ndarray, labels: np.ndarray) -> "PairClassifier":
         from sklearn.linear_model import LogisticRegression
 
-        clean = np.asarray(clean, dtype=bool)
+        labels = np.asarray(labels)
+        labels = (~labels).astype(np.int64) if labels.dtype == bool else labels.astype(np.int64)
+        clean = labels == 0
+        present = np.unique(labels[~clean])
+        self.detectors_ = [self.detectors[k - 1] for k in present]  # the noise classes seen in training
         self.medians_ = np.median(np.asarray(F, dtype=np.float64)[clean][:, self.deviation_columns], axis=0)
         Z = self._expand(F)
         self.mean_, self.scale_ = Z.mean(axis=0), Z.std(axis=0)
         self.scale_[self.scale_ == 0] = 1.0
         Z = (Z - self.mean_) / self.scale_
-        model = LogisticRegression(C=self.regularization, solver="newton-cholesky", max_iter=100, tol=1e-6)
-        model.fit(self._terms(Z, self.pairs), clean)
-        self.coef_, self.intercept_ = model.coef_.ravel().astype(np.float64), float(model.intercept_[0])
+        terms = self._terms(Z, self.pairs)
+        self.coef_, self.intercept_ = np.empty((present.size, terms.shape[1])), np.empty(present.size)
+        for k, label in enumerate(present):  # detector k: clean against its noise alone; margin = minus the clean decision
+            rows = clean | (labels == label)
+            model = LogisticRegression(C=self.regularization, solver="newton-cholesky", max_iter=100, tol=1e-6)
+            model.fit(terms[rows], clean[rows])
+            self.coef_[k], self.intercept_[k] = -model.coef_.ravel(), -model.intercept_[0]
+        if len(self.expanded_names) > 255:  # weakest is stored as uint8
+            raise InputError(f"{len(self.detectors_)} detectors x {len(self.input_names)} inputs are too many reasons")
         self.reference_ = Z[clean].mean(axis=0)  # the average clean pair, standardised
         F = np.asarray(F, np.float64)[clean]
         buckets = self._length_buckets(F)
@@ -173,12 +205,16 @@ class PairClassifier:
         """[z, z_i z_j for (i, j) in pairs] (all i <= j: scikit-learn's PolynomialFeatures(2) order)."""
         return np.hstack([Z, Z[:, pairs[0]] * Z[:, pairs[1]]])
 
-    def _quadratic(self) -> tuple[np.ndarray, np.ndarray]:
-        """The decision function as w.z + z^T S z + b: (w, symmetric S)."""
+    def _quadratic(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Detector k's margin as w.z + z^T S z + b: (w, symmetric S)."""
         width = len(self.mean_)
         Q = np.zeros((width, width))
-        Q[self.pairs] = self.coef_[width:]
-        return self.coef_[:width], (Q + Q.T) / 2
+        Q[self.pairs] = self.coef_[k, width:]
+        return self.coef_[k, :width], (Q + Q.T) / 2
+
+    def margins(self, F: np.ndarray) -> np.ndarray:
+        """(rows, detectors) log-odds m_k of each detector's noise against clean."""
+        return self._terms(self.standardised(F), self.pairs) @ self.coef_.T + self.intercept_
 
     def _gate(self, F: np.ndarray) -> np.ndarray:
         """(rows, languages) factors P + (1 - P) q (see the class docstring)."""
@@ -190,55 +226,71 @@ class PairClassifier:
         return P + (1 - P) * q
 
     def predict_proba(self, F: np.ndarray) -> np.ndarray:
-        """p(clean | features) of each row (float64)."""
-        Z = self.standardised(F)
-        w, S = self._quadratic()
-        z = Z @ w + np.einsum("ij,ij->i", Z @ S, Z) + self.intercept_
-        return 0.5 * (1.0 + np.tanh(0.5 * z)) * self._gate(F).prod(axis=1)  # tanh: the logistic, no overflow
+        """p(clean | features) of each row (float64): the clean class's softmax probability times the gates."""
+        m = self.margins(F)
+        top = np.maximum(m.max(axis=1), 0.0)  # exp(-log(1 + sum exp m)) without overflow
+        clean = np.exp(-top - np.log(np.exp(-top) + np.exp(m - top[:, None]).sum(axis=1)))
+        return clean * self._gate(F).prod(axis=1)
 
     def weakest(self, F: np.ndarray) -> np.ndarray:
         """Index (into ``expanded_names``) of what lowers each row's score most: a language whose
-        gate factor is below 1/2, else the feature whose value, replaced by the average clean
-        pair's, raises the decision value most (moving z_k by d changes it by
-        w_k d + 2 d (S z)_k + S_kk d^2)."""
+        gate factor is below 1/2; else, in the detector with the largest margin, the input whose
+        value, replaced by the average clean pair's, lowers that margin most (moving z_j by d
+        changes it by w_j d + 2 d (S z)_j + S_jj d^2)."""
         Z = self.standardised(F)
-        w, S = self._quadratic()
-        d = self.reference_ - Z
-        index = np.argmax(w * d + 2 * d * (Z @ S) + np.diag(S) * d**2, axis=1)
+        fired = np.argmax(self.margins(F), axis=1)
+        index = np.empty(len(Z), dtype=np.int64)
+        for k in np.unique(fired):
+            rows = fired == k
+            w, S = self._quadratic(k)
+            d = self.reference_ - Z[rows]
+            index[rows] = k * Z.shape[1] + np.argmin(w * d + 2 * d * (Z[rows] @ S) + np.diag(S) * d**2, axis=1)
         if self.gate_columns:
             gate = self._gate(F)
             low = gate.min(axis=1) < 0.5
-            index[low] = Z.shape[1] + np.argmin(gate[low], axis=1)
+            index[low] = len(self.detectors_) * Z.shape[1] + np.argmin(gate[low], axis=1)
         return index
 
     # -- persistence ------------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
         return ({"names": self.names, "regularization": self.regularization, "seed": self.seed,
-                 "language_prior": self.language_prior, "intercept": self.intercept_},
+                 "language_prior": self.language_prior, "detectors": self.detectors,
+                 "fitted_detectors": self.detectors_, "gated": self.gated},
                 {"medians": self.medians_, "mean": self.mean_, "scale": self.scale_, "coef": self.coef_,
-                 "reference": self.reference_, "rejection": self.rejection_})
+                 "intercept": self.intercept_, "reference": self.reference_, "rejection": self.rejection_})
 
     @classmethod
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PairClassifier":
-        model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"])
-        width = len(model.model_columns) + len(model.deviation_columns)
-        for key, size in (("medians", len(model.deviation_columns)), ("mean", width), ("scale", width),
-                          ("coef", width + model.pairs[0].size), ("reference", width)):
-            if key not in arrays or arrays[key].shape != (size,):
+        """The classifier ``state`` wrote; also a binary one of an older artifact (its clean decision
+        ``coef``, ``intercept`` in the header), read as one detector with the opposite sign."""
+        arrays = dict(arrays)
+        if "detectors" not in params and "intercept" in params and np.ndim(arrays.get("coef")) == 1:
+            params = {**params, "detectors": ["noise"], "fitted_detectors": ["noise"], "gated": LANGUAGE_FEATURES}
+            arrays["coef"], arrays["intercept"] = -arrays["coef"][None], -np.array([float(params["intercept"])])
+        model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"],
+                    params["detectors"], params["gated"])
+        model.detectors_ = list(params["fitted_detectors"])
+        if not set(model.detectors_) <= set(model.detectors) or not model.detectors_:
+            raise InputError("classifier detectors are not among its noise classes")
+        width, count = len(model.model_columns) + len(model.deviation_columns), len(model.detectors_)
+        for key, shape in (("medians", (len(model.deviation_columns),)), ("mean", (width,)), ("scale", (width,)),
+                           ("coef", (count, width + model.pairs[0].size)), ("intercept", (count,)),
+                           ("reference", (width,))):
+            if key not in arrays or arrays[key].shape != shape:
                 raise InputError(f"classifier array {key!r} is missing or has the wrong shape")
         if arrays.get("rejection", np.zeros(0)).shape != (len(model.gate_columns), LENGTH_EDGES.size + 1,
                                                           LOG_POSTERIOR_EDGES.size):
             raise InputError("classifier array 'rejection' is missing or has the wrong shape")
         model.rejection_ = arrays["rejection"]
         model.medians_, model.mean_, model.scale_ = arrays["medians"], arrays["mean"], arrays["scale"]
-        model.coef_, model.reference_, model.intercept_ = arrays["coef"], arrays["reference"], float(params["intercept"])
+        model.coef_, model.intercept_, model.reference_ = arrays["coef"], arrays["intercept"], arrays["reference"]
         return model
 
 
 def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
           validation: float, regularization: float, seed: int, language_prior: float = 0.9,
-          fit: Callable[[list[str], list[str]], None] | None = None, doubtful_share: float = 0.0
-          ) -> tuple[PairClassifier, dict]:
+          fit: Callable[[list[str], list[str]], None] | None = None, doubtful_share: float = 0.0,
+          detectors: bool = True) -> tuple[PairClassifier, dict]:
     """Fit a :class:`PairClassifier` on the clean ``(src, tgt)`` against their synthetic noise.
 
     ``features(src, tgt)`` returns the feature rows; ``fit``, if given, is first called with every
@@ -247,7 +299,8 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     ``validation`` share of the clean pairs, with their noisy copies, is held out. With
     ``doubtful_share``, the classifier is fitted twice: the second time without that share of the
     clean training pairs that the first fit scored lowest (the sample is the corpus's own pairs,
-    noise included). Returns the classifier and its held-out report.
+    noise included). With ``detectors``, one detector per family of noise (noise.NOISE_FAMILIES)
+    against clean instead of one clean-vs-all fit. Returns the classifier and its held-out report.
     """
     if len(src) < 10:
         raise InputError(f"only {len(src)} pairs pass the rules: too few to learn a score from (need 10)")
@@ -256,15 +309,21 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
         fit(src + noisy_src, tgt + noisy_tgt)
     F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
     clean = np.repeat([True, False], len(src))
+    families = list(dict.fromkeys(NOISE_FAMILIES.values())) if detectors else ["noise"]
+    family = np.array([families.index(NOISE_FAMILIES[kind]) if detectors else 0 for kind in NOISE_KINDS]) + 1
+    labels = np.concatenate([np.zeros(len(src), dtype=np.int64), family[kinds]])
     held = np.tile(np.random.default_rng(seed + 1).random(len(src)) < validation, 2)
     from sklearn.metrics import roc_auc_score
 
-    classifier = PairClassifier(names, regularization, seed, language_prior).fit(F[~held], clean[~held])
+    def classifier_on(rows):
+        return PairClassifier(names, regularization, seed, language_prior, families).fit(F[rows], labels[rows])
+
+    classifier = classifier_on(~held)
     if doubtful_share:  # the corpus's own pairs are not all clean: refit without the least credible
         rows = np.flatnonzero(~held & clean)
         keep = ~held
         keep[rows[np.argsort(classifier.predict_proba(F[rows]), kind="stable")[: int(doubtful_share * rows.size)]]] = False
-        classifier = PairClassifier(names, regularization, seed, language_prior).fit(F[keep], clean[keep])
+        classifier = classifier_on(keep)
     p = classifier.predict_proba(F[held])
     truth, kinds_held = clean[held], kinds[held[len(src):]]
     noise_p = p[~truth]
