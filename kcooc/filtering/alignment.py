@@ -145,11 +145,11 @@ def _expected_counts(s_ptr, s_ids, t_ptr, t_ids, table_t, offsets, priors, null_
 
 
 @numba.njit(cache=True, nogil=True)
-def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, diagonals, null_probability, limit):  # pragma: no cover
-    """ALIGNMENT_FEATURES of each pair (see the module docstring)."""
+def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, priors, null_probability, limit):  # pragma: no cover
+    """ALIGNMENT_FEATURES of each pair (see the module docstring); ``priors``: the ``_prior_table``
+    of each direction's lambda."""
     n_pairs = len(s_ptr) - 1
     out = np.empty((n_pairs, 4))
-    prior = np.empty(limit)
     best_s, best_t = np.empty(limit, np.int64), np.empty(limit, np.int64)
     for r in range(n_pairs):
         m, n = _prefix_lengths(s_ptr[r + 1] - s_ptr[r], t_ptr[r + 1] - t_ptr[r], limit)
@@ -164,8 +164,9 @@ def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, diagonals, null_p
             best = best_t if direction == 0 else best_s
             a, b = len(given), len(words)
             log_likelihood = 0.0
+            offsets, table_priors = priors[direction]
             for j in range(b):
-                _priors(a, b, j, diagonals[direction], null_probability, prior)
+                prior = table_priors[offsets[a, b] + j * a :]
                 top = null_probability * table[table.shape[0] - 1, words[j]]
                 total, best[j] = top, -1
                 for i in range(a):
@@ -201,6 +202,10 @@ class AlignmentModel:
         self.forward, self.reverse = forward, reverse
         self.diagonals = np.asarray(diagonals, dtype=np.float64)
         self.buckets = forward.shape[1]
+        self._priors = None  # each direction's _prior_table, made on first use (not pickled: 11 MB each)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_priors": None}
 
     @classmethod
     def fit(cls, src: list[str], tgt: list[str], buckets: int, threads: int = 1) -> "AlignmentModel":
@@ -245,7 +250,9 @@ class AlignmentModel:
     def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
         """The ALIGNMENT_FEATURES of each pair, (n, 5) float32."""
         (s_ids, s_ptr), (t_ids, t_ptr) = token_sequences(src, self.buckets), token_sequences(tgt, self.buckets)
-        scores = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, self.forward, self.reverse, self.diagonals,
+        if self._priors is None:
+            self._priors = tuple(_prior_table(d, self.null_probability, TOKEN_LIMIT) for d in self.diagonals)
+        scores = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, self.forward, self.reverse, self._priors,
                               self.null_probability, TOKEN_LIMIT)
         ratio = np.log1p(np.diff(t_ptr)) - np.log1p(np.diff(s_ptr))
         return np.column_stack([scores, ratio]).astype(np.float32)
