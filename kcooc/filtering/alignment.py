@@ -94,37 +94,62 @@ def _priors(m, n, j, diagonal, null_probability, out):  # pragma: no cover - com
 
 
 @numba.njit(cache=True, nogil=True)
-def _expected_counts(s_ptr, s_ids, t_ptr, t_ids, table, diagonal, null_probability, limit, counts):  # pragma: no cover
-    """E-step of IBM model 1 with a diagonal prior: adds the posterior link counts to ``counts``
-    (row ``buckets`` is the empty word) and returns the log-likelihood of the targets."""
-    empty = table.shape[0] - 1
-    prior, weight = np.empty(limit), np.empty(limit)
+def _prior_table(diagonal, null_probability, limit):  # pragma: no cover - compiled
+    """Every p(a_j = i) a pair of at most ``limit`` words a side can need, computed once per lambda:
+    the priors of an (m, n) pair start at ``offsets[m, n]``, target position j's at + j m."""
+    offsets = np.zeros((limit + 1, limit + 1), np.int64)
+    size = 0
+    for m in range(1, limit + 1):
+        for n in range(1, limit + 1):
+            offsets[m, n] = size
+            size += m * n
+    priors = np.empty(size)
+    for m in range(1, limit + 1):
+        for n in range(1, limit + 1):
+            for j in range(n):
+                start = offsets[m, n] + j * m
+                _priors(m, n, j, diagonal, null_probability, priors[start : start + m])
+    return offsets, priors
+
+
+@numba.njit(cache=True, nogil=True)
+def _expected_counts(s_ptr, s_ids, t_ptr, t_ids, table_t, offsets, priors, null_probability, limit, counts_t,
+                     accumulate):  # pragma: no cover - compiled
+    """E-step of IBM model 1 with a diagonal prior (``offsets``, ``priors``: its ``_prior_table``);
+    returns the log-likelihood of the targets and, if ``accumulate``, adds the posterior link
+    counts to ``counts_t``. Both tables are transposed, ``[target id, given id]`` (column
+    ``buckets`` is the empty word), so that the look-ups of one target word stay in one row."""
+    empty = table_t.shape[1] - 1
+    weight = np.empty(limit)
     log_likelihood = 0.0
     for r in range(len(s_ptr) - 1):
         m, n = _prefix_lengths(s_ptr[r + 1] - s_ptr[r], t_ptr[r + 1] - t_ptr[r], limit)
         if m == 0 or n == 0:
             continue
+        given = s_ids[s_ptr[r] : s_ptr[r] + m]
         for j in range(n):
             t = t_ids[t_ptr[r] + j]
-            _priors(m, n, j, diagonal, null_probability, prior)
-            null = null_probability * table[empty, t]
+            row, prior = table_t[t], priors[offsets[m, n] + j * m :]
+            null = null_probability * row[empty]
             total = null
             for i in range(m):
-                weight[i] = prior[i] * table[s_ids[s_ptr[r] + i], t]
+                weight[i] = prior[i] * row[given[i]]
                 total += weight[i]
             log_likelihood += np.log(total)
-            counts[empty, t] += null / total
-            for i in range(m):
-                counts[s_ids[s_ptr[r] + i], t] += weight[i] / total
+            if accumulate:
+                row = counts_t[t]
+                row[empty] += null / total
+                for i in range(m):
+                    row[given[i]] += weight[i] / total
     return log_likelihood
 
 
 @numba.njit(cache=True, nogil=True)
-def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, diagonals, null_probability, limit):  # pragma: no cover
-    """ALIGNMENT_FEATURES of each pair (see the module docstring)."""
+def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, priors, null_probability, limit):  # pragma: no cover
+    """ALIGNMENT_FEATURES of each pair (see the module docstring); ``priors``: the ``_prior_table``
+    of each direction's lambda."""
     n_pairs = len(s_ptr) - 1
     out = np.empty((n_pairs, 4))
-    prior = np.empty(limit)
     best_s, best_t = np.empty(limit, np.int64), np.empty(limit, np.int64)
     for r in range(n_pairs):
         m, n = _prefix_lengths(s_ptr[r + 1] - s_ptr[r], t_ptr[r + 1] - t_ptr[r], limit)
@@ -139,8 +164,9 @@ def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, diagonals, null_p
             best = best_t if direction == 0 else best_s
             a, b = len(given), len(words)
             log_likelihood = 0.0
+            offsets, table_priors = priors[direction]
             for j in range(b):
-                _priors(a, b, j, diagonals[direction], null_probability, prior)
+                prior = table_priors[offsets[a, b] + j * a :]
                 top = null_probability * table[table.shape[0] - 1, words[j]]
                 total, best[j] = top, -1
                 for i in range(a):
@@ -176,36 +202,57 @@ class AlignmentModel:
         self.forward, self.reverse = forward, reverse
         self.diagonals = np.asarray(diagonals, dtype=np.float64)
         self.buckets = forward.shape[1]
+        self._priors = None  # each direction's _prior_table, made on first use (not pickled: 11 MB each)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_priors": None}
 
     @classmethod
-    def fit(cls, src: list[str], tgt: list[str], buckets: int) -> "AlignmentModel":
-        """EM from uniform tables on the pairs (src, tgt), each direction on its own; lambda is
-        chosen after the first iteration and kept."""
+    def fit(cls, src: list[str], tgt: list[str], buckets: int, threads: int = 1) -> "AlignmentModel":
+        """EM from uniform tables on the pairs (src, tgt), each direction on its own (in parallel
+        with ``threads`` > 1: the same tables); lambda is chosen after the first iteration and kept."""
         s, t = token_sequences(src, buckets), token_sequences(tgt, buckets)
-        tables, diagonals = [], []
-        for given, words in ((s, t), (t, s)):
-            table, diagonal = np.full((buckets + 1, buckets), 1.0 / buckets), 0.0
-            for iteration in range(cls.iterations):
-                counts = np.zeros_like(table)
-                cls._expect(given, words, table, diagonal, counts)
-                counts += cls.smoothing
-                table = counts / counts.sum(axis=1, keepdims=True)
-                if iteration == 0:
-                    diagonal = max(DIAGONALS, key=lambda d: cls._expect(given, words, table, d, np.zeros_like(table)))
-            tables.append(table.astype(np.float32))
-            diagonals.append(diagonal)
-        return cls(tables[0], tables[1], np.array(diagonals))
+        directions = ((s, t), (t, s))
+        if threads > 1:
+            from concurrent.futures import ThreadPoolExecutor  # the E-steps release the GIL
+
+            with ThreadPoolExecutor(2) as pool:
+                fitted = list(pool.map(lambda sides: cls._fit_direction(*sides, buckets), directions))
+        else:
+            fitted = [cls._fit_direction(*sides, buckets) for sides in directions]
+        return cls(fitted[0][0], fitted[1][0], np.array([fitted[0][1], fitted[1][1]]))
 
     @classmethod
-    def _expect(cls, given: tuple, words: tuple, table: np.ndarray, diagonal: float, counts: np.ndarray) -> float:
-        """Adds the expected link counts to ``counts``; returns the log-likelihood of ``words``."""
-        return _expected_counts(given[1], given[0], words[1], words[0], table, diagonal, cls.null_probability,
-                                TOKEN_LIMIT, counts)
+    def _fit_direction(cls, given: tuple, words: tuple, buckets: int) -> tuple[np.ndarray, float]:
+        """The table t(word | given) (float32, ``(buckets + 1, buckets)``) and lambda of one direction."""
+        table, diagonal = np.full((buckets + 1, buckets), 1.0 / buckets), 0.0
+        for iteration in range(cls.iterations):
+            counts = np.zeros((buckets, buckets + 1))
+            cls._expect(given, words, np.ascontiguousarray(table.T), diagonal, counts)
+            counts = np.ascontiguousarray(counts.T)  # the same sums, in the order of the untransposed table
+            counts += cls.smoothing
+            table = counts / counts.sum(axis=1, keepdims=True)
+            if iteration == 0:
+                table_t = np.ascontiguousarray(table.T)
+                diagonal = max(DIAGONALS, key=lambda d: cls._expect(given, words, table_t, d, None))
+        return table.astype(np.float32), diagonal
+
+    @classmethod
+    def _expect(cls, given: tuple, words: tuple, table_t: np.ndarray, diagonal: float,
+                counts_t: np.ndarray | None) -> float:
+        """Adds the expected link counts to ``counts_t`` (unless None); returns the log-likelihood
+        of ``words``. Both tables transposed: ``[word id, given id]``."""
+        offsets, priors = _prior_table(diagonal, cls.null_probability, TOKEN_LIMIT)
+        accumulate = counts_t is not None
+        return _expected_counts(given[1], given[0], words[1], words[0], table_t, offsets, priors,
+                                cls.null_probability, TOKEN_LIMIT, table_t if counts_t is None else counts_t, accumulate)
 
     def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
         """The ALIGNMENT_FEATURES of each pair, (n, 5) float32."""
         (s_ids, s_ptr), (t_ids, t_ptr) = token_sequences(src, self.buckets), token_sequences(tgt, self.buckets)
-        scores = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, self.forward, self.reverse, self.diagonals,
+        if self._priors is None:
+            self._priors = tuple(_prior_table(d, self.null_probability, TOKEN_LIMIT) for d in self.diagonals)
+        scores = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, self.forward, self.reverse, self._priors,
                               self.null_probability, TOKEN_LIMIT)
         ratio = np.log1p(np.diff(t_ptr)) - np.log1p(np.diff(s_ptr))
         return np.column_stack([scores, ratio]).astype(np.float32)

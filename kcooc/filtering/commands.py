@@ -196,10 +196,11 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
     if learned is not None:
         lap = Timer()
         extractor = FilterContext(cfg, model, None, learned).prepare().extractor
+        threads = getattr(job.engine, "jobs", 1)  # local processes: fit both alignment directions at once
         learned.classifier, learned.validation = train(
             extractor, learned.names, texts[2].tolist(), texts[3].tolist(), cfg.learn.validation,
             cfg.learn.regularization, cfg.seed, cfg.learn.language_prior,
-            fit=lambda src, tgt: extractor.fit_alignment(src, tgt, cfg.learn.lexical_buckets),
+            fit=lambda src, tgt: extractor.fit_alignment(src, tgt, cfg.learn.lexical_buckets, threads),
             doubtful_share=cfg.learn.doubtful_share)
         learned.alignment = extractor.alignment
         seconds["train"] = lap.seconds()

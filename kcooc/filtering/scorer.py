@@ -71,8 +71,8 @@ class FeatureExtractor:
         return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt),
                                 self.alignment.features(src, tgt)])
 
-    def fit_alignment(self, src: list[str], tgt: list[str], buckets: int) -> None:
-        self.alignment = AlignmentModel.fit(src, tgt, buckets)
+    def fit_alignment(self, src: list[str], tgt: list[str], buckets: int, threads: int = 1) -> None:
+        self.alignment = AlignmentModel.fit(src, tgt, buckets, threads)
 
     def __call__(self, src: list[str], tgt: list[str]) -> np.ndarray:
         """Every feature, from the texts alone (used for the training examples)."""

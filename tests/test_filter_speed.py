@@ -1,0 +1,126 @@
+"""The fast paths of filter-parallel give the same numbers as the straightforward code they replace:
+the alignment EM (prior tables, transposed tables, threads), the banded sparse cross product of the
+PHSIC statistics, and the in-place merges of the per-task results."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from conftest import DATA
+from kcooc.filtering.alignment import DIAGONALS, TOKEN_LIMIT, AlignmentModel, _prior_table, _priors, token_sequences
+from kcooc.filtering.features import CorpusCounts
+from kcooc.filtering.job import add_counts, add_moments
+from kcooc.linalg import _sparse_cross_product, add_cross_product
+from kcooc.phsic.model import CrossMoments
+
+
+def read_pairs(n, path=f"{DATA}/en-ja.tsv"):
+    with open(path, encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f][:n]
+    return [r[0] for r in rows], [r[1] for r in rows]
+
+
+def per_word_e_step(given, words, table, diagonal):
+    """The E-step as the model defines it, pair by pair and word by word, on the untransposed
+    table ``[given id, word id]`` (last row: the empty word), priors computed where used."""
+    p0, counts, log_likelihood = AlignmentModel.null_probability, np.zeros_like(table), 0.0
+    prior = np.empty(TOKEN_LIMIT)
+    for g, w in zip(given, words):
+        longest = max(len(g), len(w))
+        m, n = (len(g), len(w)) if longest <= TOKEN_LIMIT else (
+            max(1, len(g) * TOKEN_LIMIT // longest), max(1, len(w) * TOKEN_LIMIT // longest))
+        if not m or not n:
+            continue
+        for j in range(n):
+            _priors(m, n, j, diagonal, p0, prior)
+            weights = [prior[i] * table[g[i], w[j]] for i in range(m)]
+            null = p0 * table[-1, w[j]]
+            total = null
+            for x in weights:
+                total += x
+            log_likelihood += math.log(total)
+            counts[-1, w[j]] += null / total
+            for i in range(m):
+                counts[g[i], w[j]] += weights[i] / total
+    return counts, log_likelihood
+
+
+def rows_of(sequences):
+    ids, indptr = sequences
+    return [ids[indptr[k] : indptr[k + 1]].tolist() for k in range(indptr.size - 1)]
+
+
+@pytest.mark.parametrize("diagonal", [0.0, 4.0])
+def test_e_step_on_transposed_tables_equals_the_per_word_e_step_bit_for_bit(diagonal):
+    src, tgt = read_pairs(60)
+    src, tgt = src + ["word " * 70, ""], tgt + ["語" * 30, "x"]  # a pair cut to TOKEN_LIMIT, an empty side
+    buckets = 32
+    s, t = token_sequences(src, buckets), token_sequences(tgt, buckets)
+    table = np.random.default_rng(0).random((buckets + 1, buckets))
+    table /= table.sum(axis=1, keepdims=True)
+    counts, log_likelihood = per_word_e_step(rows_of(s), rows_of(t), table, diagonal)
+    counts_t = np.zeros((buckets, buckets + 1))
+    got = AlignmentModel._expect(s, t, np.ascontiguousarray(table.T), diagonal, counts_t)
+    assert got == log_likelihood
+    assert np.array_equal(counts_t.T, counts)
+    assert AlignmentModel._expect(s, t, np.ascontiguousarray(table.T), diagonal, None) == log_likelihood
+
+
+def test_prior_table_holds_the_priors_of_every_shape():
+    offsets, priors = _prior_table(2.0, 0.08, 5)
+    prior = np.empty(5)
+    for m in range(1, 6):
+        for n in range(1, 6):
+            for j in range(n):
+                _priors(m, n, j, 2.0, 0.08, prior)
+                start = offsets[m, n] + j * m
+                assert np.array_equal(priors[start : start + m], prior[:m])
+
+
+def test_alignment_fit_in_two_threads_equals_one_thread():
+    src, tgt = read_pairs(200)
+    one, two = AlignmentModel.fit(src, tgt, 64), AlignmentModel.fit(src, tgt, 64, threads=2)
+    assert one.diagonals.tolist() == two.diagonals.tolist() and one.diagonals[0] in DIAGONALS
+    assert np.array_equal(one.forward, two.forward) and np.array_equal(one.reverse, two.reverse)
+    assert np.array_equal(one.features(src, tgt), two.features(src, tgt))
+
+
+@pytest.mark.parametrize("tile", [1, 3, 7, 64])
+def test_banded_cross_product_equals_the_row_by_row_sums(tile):
+    rng = np.random.default_rng(1)
+    Phi = sp.random(300, 20, density=0.3, format="csr", random_state=rng)
+    Psi = sp.random(300, 15, density=0.3, format="csr", random_state=rng)
+    expected = np.zeros((20, 15))
+    for r in range(300):  # term by term, rows in order: the order of the sums every engine keeps
+        for a in range(Phi.indptr[r], Phi.indptr[r + 1]):
+            for b in range(Psi.indptr[r], Psi.indptr[r + 1]):
+                expected[Phi.indices[a], Psi.indices[b]] += Phi.data[a] * Psi.data[b]
+    S = np.zeros((20, 15))
+    _sparse_cross_product(Phi.indptr, Phi.indices, Phi.data, Psi.indptr, Psi.indices, Psi.data, S, tile)
+    assert np.array_equal(S, expected)
+    S = np.ones((20, 15))
+    add_cross_product(S, Phi, Psi)
+    np.testing.assert_allclose(S, 1 + (Phi.T @ Psi).toarray(), rtol=1e-12)
+
+
+def test_in_place_merges_equal_merge():
+    rng = np.random.default_rng(2)
+    parts = [CrossMoments(10, rng.random(4), rng.random(3), rng.random((4, 3))) for _ in range(3)]
+    expected = parts[0].merge(parts[1]).merge(parts[2])
+    total = None
+    for part in [CrossMoments(p.n, p.sum_x.copy(), p.sum_y.copy(), p.sum_xy.copy()) for p in parts]:
+        total = add_moments(total, part)
+    assert total.n == expected.n
+    for name in ("sum_x", "sum_y", "sum_xy"):
+        assert np.array_equal(getattr(total, name), getattr(expected, name))
+    src, tgt = read_pairs(90)
+    counts = [CorpusCounts.count(src[k : k + 30], tgt[k : k + 30], 16, 64) for k in (0, 30, 60)]
+    expected = counts[0].merge(counts[1]).merge(counts[2])
+    total = None
+    for part in counts:
+        total = add_counts(total, part)
+    for name, array in expected.arrays().items():
+        assert total.arrays()[name].dtype == np.int64 and np.array_equal(total.arrays()[name], array)
+    assert add_counts(None, counts[0]) is counts[0]
