@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+import yaml
 
 from conftest import DATA, run
 
@@ -204,16 +205,23 @@ LEARNED = os.path.join(os.path.dirname(__file__), "..", "configs", "filter-learn
 SMALL_LEARNED = [*SMALL, "--seed", "1"]
 
 
-def learned_run(tmp_path, *args, name="kept.tsv", check=True):
+def learned_run(tmp_path, *args, name="kept.tsv", check=True, config=LEARNED):
     out = tmp_path / name
-    return run("filter-parallel", "-c", LEARNED, "-i", EN_JA, "-o", out, "-q", *SMALL_LEARNED, *args, check=check), out
+    return run("filter-parallel", "-c", config, "-i", EN_JA, "-o", out, "-q", *SMALL_LEARNED, *args, check=check), out
 
 
-def test_learned_score_explains_drops_and_reports_its_validation(tmp_path):
+@pytest.mark.parametrize("detectors", [False, True])
+def test_learned_score_explains_drops_and_reports_its_validation(tmp_path, detectors):
     pytest.importorskip("kcooc.langid")
     from kcooc.filtering.noise import NOISE_FAMILIES
 
-    learned_run(tmp_path, "--annotated", tmp_path / "why.tsv", "--summary", tmp_path / "s.json")
+    config = tmp_path / "detectors.yaml" if detectors else LEARNED
+    if detectors:  # the learn.detectors option: one detector per noise family
+        with open(LEARNED, encoding="utf-8") as f:
+            cfg = yaml.safe_load(f)
+        cfg["learn"]["detectors"] = True
+        (tmp_path / "detectors.yaml").write_text(yaml.safe_dump(cfg))
+    learned_run(tmp_path, "--annotated", tmp_path / "why.tsv", "--summary", tmp_path / "s.json", config=config)
     summary = json.loads(open(tmp_path / "s.json").read())
     classifier = summary["classifier"]
     assert summary["scorer"] == "learned" and classifier["validation_pairs"] > 200
@@ -224,8 +232,9 @@ def test_learned_score_explains_drops_and_reports_its_validation(tmp_path):
              "lexical_src_avg", "fluency_src", "fluency_tgt", "numbers_mismatch", "placeholders_mismatch", "align_tgt",
              "align_src", "cover_src", "cover_tgt", "token_ratio"}
     inputs = names - {"tgt_lang"} | {"char_ratio_deviation", "word_ratio_deviation", "token_ratio_deviation"}
-    # what lowered a dropped line most: the target's language gate, or one input of the detector that fired most
-    reasons = {f"{detector}:{name}" for detector in set(NOISE_FAMILIES.values()) for name in inputs} | {"tgt_lang"}
+    # what lowered a dropped line most: the target's language gate, or one input (of the detector that fired most)
+    prefixes = [f"{detector}:" for detector in set(NOISE_FAMILIES.values())] if detectors else [""]
+    reasons = {prefix + name for prefix in prefixes for name in inputs} | {"tgt_lang"}
     for r in rows:
         score, decision, reason, weakest, features = r[3], r[4], r[5], r[6], r[7]
         if score == "nan":

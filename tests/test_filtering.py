@@ -729,21 +729,22 @@ def test_training_is_seeded_and_reports_held_out_numbers():
 
     # with a doubtful share: the final fit leaves out the clean training pairs the first fit scored lowest
     names = list(feat.PAIR_FEATURES)
-    cleaned, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3)
+    cleaned, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3, detectors=True)
     noisy_src, noisy_tgt, kinds = synthesize(src, tgt, 7)
     F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
     families = list(dict.fromkeys(NOISE_FAMILIES.values()))
     labels = np.r_[np.zeros(600, dtype=int), [1 + families.index(NOISE_FAMILIES[NOISE_KINDS[k]]) for k in kinds]]
     held = np.tile(np.random.default_rng(8).random(600) < 0.25, 2)
     clean_rows = [i for i in range(600) if not held[i]]
-    p = first.predict_proba(F[clean_rows])
+    first_detectors, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, detectors=True)  # its first fit
+    p = first_detectors.predict_proba(F[clean_rows])
     doubtful = {clean_rows[k] for k in sorted(range(len(clean_rows)), key=lambda k: p[k])[: int(0.3 * len(clean_rows))]}
     keep = [i for i in range(1200) if not held[i] and i not in doubtful]
     expected = PairClassifier(names, 1.0, 7, detectors=families).fit(F[keep], labels[keep])
     assert cleaned.detectors_ == families
     np.testing.assert_allclose(cleaned.coef_, expected.coef_)
-    assert not np.allclose(cleaned.coef_, first.coef_)
-    one, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, detectors=False)  # one clean-vs-all fit
+    assert not np.allclose(cleaned.coef_, first_detectors.coef_)
+    one, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7)  # the default: one clean-vs-all fit
     held_out = np.random.default_rng(8).random(600) < 0.25
     rows = np.flatnonzero(~np.tile(held_out, 2))
     binary = PairClassifier(names, 1.0, 7).fit(F[rows], rows < 600)

@@ -36,7 +36,8 @@ PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
 @click.option("--scores", "scores_path", default=None, help="Also write every line's score (nan if a rule dropped it).")
 @click.option("--annotated", "annotated_path", default=None,
               help="Also write every line + score, keep/drop and the reason it was dropped (learned scorer: what "
-                   "lowered a dropped line's score most, tgt_lang or detector:feature, and every feature's value).")
+                   "lowered a dropped line's score most, tgt_lang or a feature (detector:feature with learn.detectors), "
+                   "and every feature's value).")
 @click.option("--scorer", type=click.Choice(["learned", "phsic"]), default=None,
               help="learned probability of a clean pair (default), or the paper's PHSIC ranking [config: scorer].")
 @click.option("--src-lang", default=None, help="Expected source language, ISO 639-1 code (e.g. en) [config: src_lang].")
@@ -201,7 +202,7 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
             extractor, learned.names, texts[2].tolist(), texts[3].tolist(), cfg.learn.validation,
             cfg.learn.regularization, cfg.seed, cfg.learn.language_prior,
             fit=lambda src, tgt: extractor.fit_alignment(src, tgt, cfg.learn.lexical_buckets, threads),
-            doubtful_share=cfg.learn.doubtful_share)
+            doubtful_share=cfg.learn.doubtful_share, detectors=cfg.learn.detectors)
         learned.alignment = extractor.alignment
         seconds["train"] = lap.seconds()
     return model, None

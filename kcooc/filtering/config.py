@@ -90,6 +90,9 @@ class LearnConfig:
                              "clean sampled sides of the same length; the source side's is an input of the classifier")
     doubtful_share: float = option(0.3, "share of the sampled pairs (the clean examples, which are the corpus's own and "
                                    "so hold its noise) that a first fit scores lowest and the final fit leaves out")
+    detectors: bool = option(False, "one logistic detector per family of training noise (clean only when none fires; "
+                             "--annotated then names the family) instead of one clean-vs-noise fit: twice the "
+                             "training time, and no better on the development sample (docs/results-filtering.md)")
     language_prior: float = option(0.9, "language gate: prior share of sides in their expected language")
     lexical_buckets: int = option(2048, "hashed word ids per side in the lexical translation table (B x B counts)")
     fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency model")

@@ -290,7 +290,7 @@ class PairClassifier:
 def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
           validation: float, regularization: float, seed: int, language_prior: float = 0.9,
           fit: Callable[[list[str], list[str]], None] | None = None, doubtful_share: float = 0.0,
-          detectors: bool = True) -> tuple[PairClassifier, dict]:
+          detectors: bool = False) -> tuple[PairClassifier, dict]:
     """Fit a :class:`PairClassifier` on the clean ``(src, tgt)`` against their synthetic noise.
 
     ``features(src, tgt)`` returns the feature rows; ``fit``, if given, is first called with every
