@@ -1,17 +1,18 @@
 """The learned pair-quality score: every feature of a pair -> probability that the pair is clean.
 
-One logistic regression per family of synthetic noise (noise.NOISE_FAMILIES: misalignment, length,
-untranslated text, numbers) on the standardised features z (plus the distance of each length
-ratio from its clean median, so that too long and too short both count against a pair), their
-squares and pairwise products (a quadratic decision function: interactions such as "a low
-lexical score matters less on a short pair"), each trained on a seeded sample of the corpus's own
-pairs (clean) against the synthetic noisy copies of its family (noise.py), with a held-out share
-to report accuracy and ROC-AUC. The detectors' log-odds are combined as the clean class of a
-softmax: a pair is clean only when no detector fires. With a declared target language the
+A logistic regression on the standardised features z (plus the distance of each length ratio
+from its clean median, so that too long and too short both count against a pair), their squares
+and pairwise products (a quadratic decision function: interactions such as "a low lexical score
+matters less on a short pair"), trained on a seeded sample of the corpus's own pairs (clean)
+against their synthetic noisy copies (noise.py), with a held-out share to report accuracy and
+ROC-AUC. Optionally (``train(detectors=True)``, config ``learn.detectors``) one such regression per
+family of synthetic noise (noise.NOISE_FAMILIES: misalignment, length, untranslated text,
+numbers), each against its family alone, their log-odds combined as the clean class of a softmax:
+a pair is clean only when no detector fires. With a declared target language the
 probability is multiplied by a language gate that trusts the identifier as much as it proved
 reliable on clean pairs of that length (see PairClassifier); the source side's posterior is one
-of the regression's inputs. The strongest reason a pair scored low is the gated language, or,
-in the detector that fired most, the feature whose value, set to the average clean pair's, lowers
+of the regression's inputs. The strongest reason a pair scored low is the gated language, or
+(in the detector that fired most) the feature whose value, set to the average clean pair's, lowers
 that detector's log-odds most.
 """
 
