@@ -18,7 +18,6 @@ that detector's log-odds most.
 
 from __future__ import annotations
 
-import re
 from typing import Callable
 
 import numpy as np
