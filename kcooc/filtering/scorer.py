@@ -111,9 +111,9 @@ class PairClassifier:
     where m_k = w_k.z + z^T S_k z + b_k is detector k's log-odds of its noise against clean; the
     first factor is the clean class's probability in a softmax over clean and the detectors
     (Bishop 2006, Eq. 4.104, with the detectors' log-odds as the classes' decision values). A pair is
-    clean only when no detector fires: one strong sign of one kind of noise (a length ratio that
-    only truncation explains) is not averaged away by the features that look clean, as it can be
-    in one clean-vs-all fit. With one detector this is the binary logistic regression sigmoid(-m).
+    clean only when no detector fires. With one detector (``train``'s default: on the development
+    sample of docs/results-filtering.md the detectors ranked no better and trained twice as long)
+    this is the binary logistic regression sigmoid(-m).
 
     P is the identifier's posterior of the side's expected language; q the probability that the
     side is nevertheless in it when the identifier says no, by Bayes with a prior ``language_prior``
@@ -177,7 +177,10 @@ class PairClassifier:
         for k, label in enumerate(present):  # detector k: clean against its noise alone; margin = minus the clean decision
             rows = clean | (labels == label)
             model = LogisticRegression(C=self.regularization, solver="newton-cholesky", max_iter=100, tol=1e-6)
-            model.fit(terms[rows], clean[rows])
+            if rows.all():  # one detector: every row, without a copy of the expanded terms
+                model.fit(terms, clean)
+            else:
+                model.fit(terms[rows], clean[rows])
             self.coef_[k], self.intercept_[k] = -model.coef_.ravel(), -model.intercept_[0]
         if len(self.expanded_names) > 255:  # weakest is stored as uint8
             raise InputError(f"{len(self.detectors_)} detectors x {len(self.input_names)} inputs are too many reasons")
