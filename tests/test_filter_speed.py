@@ -11,7 +11,6 @@ import scipy.sparse as sp
 from conftest import DATA
 from kcooc.filtering.alignment import DIAGONALS, TOKEN_LIMIT, AlignmentModel, _prior_table, _priors, token_sequences
 from kcooc.filtering.features import CorpusCounts
-from kcooc.filtering.job import add_counts, add_moments
 from kcooc.linalg import _sparse_cross_product, add_cross_product
 from kcooc.phsic.model import CrossMoments
 
@@ -111,7 +110,7 @@ def test_in_place_merges_equal_merge():
     expected = parts[0].merge(parts[1]).merge(parts[2])
     total = None
     for part in [CrossMoments(p.n, p.sum_x.copy(), p.sum_y.copy(), p.sum_xy.copy()) for p in parts]:
-        total = add_moments(total, part)
+        total = part if total is None else total.add(part)
     assert total.n == expected.n
     for name in ("sum_x", "sum_y", "sum_xy"):
         assert np.array_equal(getattr(total, name), getattr(expected, name))
@@ -120,7 +119,7 @@ def test_in_place_merges_equal_merge():
     expected = counts[0].merge(counts[1]).merge(counts[2])
     total = None
     for part in counts:
-        total = add_counts(total, part)
+        total = part if total is None else total.add(part)
     for name, array in expected.arrays().items():
         assert total.arrays()[name].dtype == np.int64 and np.array_equal(total.arrays()[name], array)
-    assert add_counts(None, counts[0]) is counts[0]
+    assert total.add(counts[0]) is total  # in place once the sums are int64

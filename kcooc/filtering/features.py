@@ -344,6 +344,15 @@ class CorpusCounts:
         return CorpusCounts(add(self.lexical, other.lexical), add(self.trigrams, other.trigrams),
                             add(self.contexts, other.contexts))
 
+    def add(self, other: "CorpusCounts") -> "CorpusCounts":
+        """``merge`` for a running total the caller owns: int64 sums made by the first merge (workers
+        send 16-bit counts), then added to in place."""
+        if self.lexical.dtype != np.int64:
+            return self.merge(other)
+        for mine, theirs in zip(self.arrays().values(), other.arrays().values()):
+            np.add(mine, theirs, out=mine)
+        return self
+
     def arrays(self) -> dict[str, np.ndarray]:
         return {"lexical": self.lexical, "trigrams": self.trigrams, "contexts": self.contexts}
 

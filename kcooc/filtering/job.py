@@ -140,7 +140,8 @@ class FilterContext(Context):
         with a spool directory the encoded rows are kept there for the score pass."""
         total, blocks = None, []
         for X, Y in self.encode(task.src, task.tgt, rows):
-            total = add_moments(total, self.model.block_moments(X, Y))
+            block = self.model.block_moments(X, Y)
+            total = block if total is None else total.add(block)
             if self.spool:
                 blocks.append((X, Y))
         if blocks:
@@ -386,11 +387,11 @@ class FilterJob:
             if result.features is not None:
                 self.work.append("pair_features", result.features)
             if result.moments is not None:
-                moments = add_moments(moments, result.moments)
+                moments = result.moments if moments is None else moments.add(result.moments)
             if result.sample is not None:
                 sample = result.sample if sample is None else merge_samples(sample, result.sample, limit)
             if result.counts is not None:
-                learned.counts = add_counts(learned.counts, result.counts)
+                learned.counts = result.counts if learned.counts is None else learned.counts.add(result.counts)
             if result.texts is not None:
                 texts = result.texts if texts is None else merge_samples(texts, result.texts, text_limit)
         return moments, sample, texts
@@ -400,7 +401,7 @@ class FilterJob:
         moments = None
         for result in self.engine.map(statistics_task, ctx, self.tasks("statistics", rule_codes)):
             if result is not None:
-                moments = add_moments(moments, result)
+                moments = result if moments is None else moments.add(result)
         return moments
 
     def score(self, model: PHSIC, reasons: np.ndarray, encoder_specs, learned: LearnedScorer | None = None,
@@ -439,28 +440,6 @@ class FilterJob:
                         array[rows[start : start + step]] = array[originals[start : start + step]]
                     array.flush()
         return scores
-
-
-def add_moments(total: CrossMoments | None, part: CrossMoments) -> CrossMoments:
-    """``total.merge(part)``, in place (the same sums without a new 8 MB matrix per task);
-    ``total`` must be owned by the caller: the first part becomes it."""
-    if total is None:
-        return part
-    total.n += part.n
-    for mine, theirs in ((total.sum_x, part.sum_x), (total.sum_y, part.sum_y), (total.sum_xy, part.sum_xy)):
-        mine += theirs
-    return total
-
-
-def add_counts(total: CorpusCounts | None, part: CorpusCounts) -> CorpusCounts:
-    """``total.merge(part)``: int64 sums made by the first merge, then added to in place."""
-    if total is None:
-        return part
-    if total.lexical.dtype != np.int64:
-        return total.merge(part)
-    for mine, theirs in zip(total.arrays().values(), part.arrays().values()):
-        np.add(mine, theirs, out=mine)
-    return total
 
 
 def merge_samples(a: tuple, b: tuple, limit: int | None) -> tuple:

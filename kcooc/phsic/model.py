@@ -68,6 +68,13 @@ class CrossMoments:
         return CrossMoments(self.n + other.n, self.sum_x + other.sum_x, self.sum_y + other.sum_y,
                             self.sum_xy + other.sum_xy)
 
+    def add(self, other: "CrossMoments") -> "CrossMoments":
+        """``merge`` in place (the same sums, no new matrices): for a running total the caller owns."""
+        self.n += other.n
+        for mine, theirs in ((self.sum_x, other.sum_x), (self.sum_y, other.sum_y), (self.sum_xy, other.sum_xy)):
+            mine += theirs
+        return self
+
     def means(self) -> tuple[np.ndarray, np.ndarray]:
         return self.sum_x / self.n, self.sum_y / self.n
 
