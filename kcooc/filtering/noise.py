@@ -44,7 +44,7 @@ MINHASHES = 4
 NOISE_KINDS = ("misaligned", "near_miss", "truncated", "copied_source", "untranslated", "words_dropped", "partial_copy",
                "numbers_changed", "placeholders_changed", "joined", "swapped_sides")
 
-# What each kind of noise breaks: the learned score has one detector per family (scorer.PairClassifier).
+# What each kind of noise breaks: with learn.detectors the learned score has one detector per family (scorer.PairClassifier).
 NOISE_FAMILIES = {"misaligned": "misaligned", "near_miss": "misaligned", "truncated": "length", "words_dropped": "length",
                   "joined": "length", "copied_source": "untranslated", "untranslated": "untranslated",
                   "partial_copy": "untranslated", "swapped_sides": "untranslated", "numbers_changed": "numbers",
