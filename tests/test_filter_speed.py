@@ -123,3 +123,28 @@ def test_in_place_merges_equal_merge():
     for name, array in expected.arrays().items():
         assert total.arrays()[name].dtype == np.int64 and np.array_equal(total.arrays()[name], array)
     assert total.add(counts[0]) is total  # in place once the sums are int64
+
+
+def test_newton_fit_reaches_the_regularised_optimum_from_any_start():
+    """fit_logistic (float32 Hessian, float64 gradient) ends where scikit-learn's exact Newton
+    ends, from zero and from another fit's coefficients, and the gradient of the objective,
+    computed from its definition, is at most the tolerance there."""
+    from sklearn.linear_model import LogisticRegression
+
+    from kcooc.filtering.scorer import fit_logistic
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(3000, 40))
+    X = np.hstack([X, X[:, :10] * X[:, 10:20]])  # products, as in the quadratic expansion
+    y = (X[:, 0] - X[:, 45] + 0.5 * rng.normal(size=3000) > 0).astype(float)
+    reference = LogisticRegression(C=0.05, solver="newton-cholesky", max_iter=100, tol=1e-8).fit(X, y)
+    cold = fit_logistic(X, y, 0.05, tol=1e-8)
+    other = fit_logistic(X[:2000], y[:2000], 0.05)  # fitted on other rows: a start, not the answer
+    warm = fit_logistic(X, y, 0.05, tol=1e-8, start=other)
+    for w, b in (cold, warm):
+        np.testing.assert_allclose(w, reference.coef_.ravel(), atol=1e-5)
+        assert abs(b - reference.intercept_[0]) < 1e-5
+        p = 1 / (1 + np.exp(-(X @ w + b)))
+        gradient = np.r_[X.T @ (p - y) / len(y) + w / (0.05 * len(y)), np.mean(p - y)]
+        assert np.max(np.abs(gradient)) <= 1e-8
+    assert not np.allclose(other[0], cold[0], atol=1e-3)

@@ -740,7 +740,7 @@ def test_training_is_seeded_and_reports_held_out_numbers():
     p = first_detectors.predict_proba(F[clean_rows])
     doubtful = {clean_rows[k] for k in sorted(range(len(clean_rows)), key=lambda k: p[k])[: int(0.3 * len(clean_rows))]}
     keep = [i for i in range(1200) if not held[i] and i not in doubtful]
-    expected = PairClassifier(names, 1.0, 7, detectors=families).fit(F[keep], labels[keep])
+    expected = PairClassifier(names, 1.0, 7, detectors=families).fit(F[keep], labels[keep], start=first_detectors)
     assert cleaned.detectors_ == families
     np.testing.assert_allclose(cleaned.coef_, expected.coef_)
     assert not np.allclose(cleaned.coef_, first_detectors.coef_)
