@@ -148,3 +148,21 @@ def test_newton_fit_reaches_the_regularised_optimum_from_any_start():
         gradient = np.r_[X.T @ (p - y) / len(y) + w / (0.05 * len(y)), np.mean(p - y)]
         assert np.max(np.abs(gradient)) <= 1e-8
     assert not np.allclose(other[0], cold[0], atol=1e-3)
+
+
+def test_pair_features_of_the_scored_rows_equal_those_of_their_whole_block():
+    """The score pass computes the per-pair features (language ID included) of the pairs it scores
+    only (no duplicates, no line a rule dropped); each row's features must not depend on the
+    other rows of its block, so they are those the screen pass used to compute for every line."""
+    from kcooc.filtering.scorer import FeatureExtractor, feature_names
+    from kcooc.text import TextStats
+
+    src, tgt = read_pairs(3000)
+    src += ["", "%s files and 3 dirs in /usr/share", "Hello World"]
+    tgt += ["空", "%d 個のファイル", "Hello World"]
+    extractor = FeatureExtractor(feature_names("en", "ja"), "en", "ja")
+    whole = extractor.pair(src, tgt, TextStats(src), TextStats(tgt))
+    rows = np.flatnonzero(np.random.default_rng(0).random(len(src)) < 0.3)
+    rows = np.r_[rows, len(src) - 3, len(src) - 1]
+    s, t = [src[i] for i in rows], [tgt[i] for i in rows]
+    assert np.array_equal(extractor.pair(s, t, TextStats(s), TextStats(t)), whole[rows])

@@ -5,7 +5,7 @@ Two kinds, computed in different passes of job.py:
 * *pair features* need nothing but the pair: log lengths and length ratios, agreement of
   numbers, placeholders/markup, URLs, punctuation and capitalised tokens between the sides, and
   (with declared languages) the language-ID posterior of each side's expected language.
-  Computed once, in the screen pass, and kept per line on disk.
+  Computed in the score pass, for the pairs it scores only (not for duplicates).
 * *corpus features* need statistics counted on the corpus in the screen pass
   (:class:`CorpusCounts`, integer counts merged in task order, so every engine gets the same):
   an IBM-1-style lexical translation score in both directions (Brown et al. 1993, model 1

@@ -3,14 +3,15 @@
 1. screen: hard rules, pair hashes (dedup) and word counts for every line; for feature-space
    kernels also the PHSIC statistics (n, sum phi, sum psi, sum phi psi^T) of the passing pairs;
    for data-space kernels a seeded sample for the incomplete Cholesky pivots. With the learned
-   scorer also the per-pair features of every passing pair (kept per line on disk), the corpus
-   counts of features.py and the seeded sample of passing pairs' texts the classifier learns from.
+   scorer also the corpus counts of features.py and the seeded sample of passing pairs' texts the
+   classifier learns from.
 2. statistics (data-space kernels only): the statistics with the Yokoi 2018, Eq. 34 features.
    (learned scorer, in the calling process: the classifier is trained on the text sample.)
 3. score (after deduplication): PHSIC of every passing pair (Yokoi 2018, Eq. 18 / Eq. 33), or the learned
-   probability that it is clean, into a float64 array on disk (with the features and the weakest
-   one per line); a task carries only the pairs it scores, and a duplicate gets the results of its
-   first copy instead of being scored again.
+   probability that it is clean from every feature of the pair (the per-pair ones too: lengths,
+   agreement, language ID), into a float64 array on disk (with the features and the weakest one
+   per line); a task carries only the pairs it scores, and a duplicate gets the results of its
+   first copy instead of being scored again (nor are its features computed in any pass).
 4. write (in the calling process): the kept lines, ``--scores`` and ``--annotated``.
 
 The input is cut into tasks of ``task_lines`` lines; a task's result depends on its lines only
@@ -56,7 +57,6 @@ class Task:
     reasons: np.ndarray | None = None
     sample_bound: int = 2**64 - 1
     text_bound: int = 2**64 - 1
-    features: np.ndarray | None = None  # the per-pair features from the screen pass (learned scorer)
     rows: np.ndarray | None = None  # score pass: the task's rows to score (src/tgt hold only those)
 
 
@@ -67,7 +67,6 @@ class Screened:
     words: np.ndarray | None
     moments: CrossMoments | None
     sample: tuple | None  # (priorities, rows, X, Y) of the task's lowest-priority passing pairs
-    features: np.ndarray | None = None  # (lines, pair features) float32, NaN where a rule failed
     counts: CorpusCounts | None = None
     texts: tuple | None = None  # (priorities, rows, src, tgt) of the lowest-priority passing pairs
 
@@ -210,17 +209,13 @@ def lowest(priorities: np.ndarray, bound: int, limit: int | None) -> np.ndarray:
 
 def screen_task(ctx: FilterContext, task: Task) -> Screened:
     cfg = ctx.cfg
-    reasons, words, features = [], [], []
+    reasons, words = [], []
     for start in range(0, len(task.src), cfg.input.block_size):  # block by block: memory ~ one block
         src, tgt = task.src[start : start + cfg.input.block_size], task.tgt[start : start + cfg.input.block_size]
         s, t = TextStats(src), TextStats(tgt)
         codes = rule_reasons(src, tgt, s, t, cfg.rules)
         reasons.append(codes)
         words.append({"src": s.words, "tgt": t.words, "both": s.words + t.words}[cfg.select.budget_side])
-        if ctx.learned is not None:  # every line of the block at once (most pass), NaN where a rule failed
-            block = ctx.extractor.pair(src, tgt, s, t)
-            block[codes != PASS] = np.nan
-            features.append(block)
     reasons = np.concatenate(reasons) if reasons else np.zeros(0, np.uint8)
     words = np.concatenate(words).astype(np.int32) if cfg.select.word_budget is not None and words else None
     passing = np.flatnonzero(reasons == PASS)
@@ -232,19 +227,15 @@ def screen_task(ctx: FilterContext, task: Task) -> Screened:
         keep = lowest(priorities, task.sample_bound, cfg.kernel.sample)
         encoded = list(ctx.encode(task.src, task.tgt, passing[keep]))
         sample = (priorities[keep], task.offset + passing[keep], *stack_blocks(encoded)) if encoded else None
-    if ctx.learned is not None:
-        features = np.concatenate(features) if features else np.zeros((0, ctx.extractor.pair_width), np.float32)
-        if passing.size and ctx.learned.classifier is None:  # learning: count and sample
-            src, tgt = [task.src[i] for i in passing], [task.tgt[i] for i in passing]
-            counts = CorpusCounts.count(src, tgt, cfg.learn.lexical_buckets, cfg.learn.fluency_buckets)
-            priorities = sample_priorities(task.offset + passing, cfg.seed)
-            keep = lowest(priorities, task.text_bound, cfg.learn.sample)
-            texts = (priorities[keep], task.offset + passing[keep], np.array(src, dtype=object)[keep],
-                     np.array(tgt, dtype=object)[keep])
-    else:
-        features = None
+    if ctx.learned is not None and passing.size and ctx.learned.classifier is None:  # learning: count and sample
+        src, tgt = [task.src[i] for i in passing], [task.tgt[i] for i in passing]
+        counts = CorpusCounts.count(src, tgt, cfg.learn.lexical_buckets, cfg.learn.fluency_buckets)
+        priorities = sample_priorities(task.offset + passing, cfg.seed)
+        keep = lowest(priorities, task.text_bound, cfg.learn.sample)
+        texts = (priorities[keep], task.offset + passing[keep], np.array(src, dtype=object)[keep],
+                 np.array(tgt, dtype=object)[keep])
     return Screened(reasons, pair_hashes(task.src, task.tgt) if cfg.rules.dedup else None, words, moments, sample,
-                    features, counts, texts)
+                    counts, texts)
 
 
 def statistics_task(ctx: FilterContext, task: Task) -> CrossMoments | None:
@@ -268,7 +259,8 @@ def score_task(ctx: FilterContext, task: Task) -> Scored:
     for X, Y, src, tgt in ctx.encode(task.src, task.tgt, positions, texts=True, stored_rows=task.rows,
                                      spooled=spooled):
         block = slice(start, start + X.shape[0])
-        F = np.hstack([task.features[block], ctx.extractor.statistical(src, tgt, X, Y)])
+        pair = ctx.extractor.pair(src, tgt, TextStats(src), TextStats(tgt))  # only the pairs scored, not every line
+        F = np.hstack([pair, ctx.extractor.statistical(src, tgt, X, Y)])
         features[block] = F
         scores[block] = ctx.learned.classifier.predict_proba(F)
         weakest[block] = ctx.learned.classifier.weakest(F)
@@ -317,12 +309,11 @@ class FilterJob:
 
     # -- reading ---------------------------------------------------------------------------------
     def tasks(self, pass_name: str, reasons: np.ndarray | None = None, bound: Callable[[], int] | None = None,
-              text_bound: Callable[[], int] | None = None, features: np.ndarray | None = None,
-              passing_only: bool = False) -> Iterator[Task]:
+              text_bound: Callable[[], int] | None = None, passing_only: bool = False) -> Iterator[Task]:
         """The input cut into tasks; each pass re-reads it and checks it did not change meanwhile.
 
-        ``passing_only``: a task carries only the rows whose ``reasons`` are PASS (``Task.rows``),
-        their texts and ``features``, so that no other line crosses to a worker.
+        ``passing_only``: a task carries only the rows whose ``reasons`` are PASS (``Task.rows``)
+        and their texts, so that no other line crosses to a worker.
         """
         reader = open_pairs(self.input_path, dataclasses.replace(self.cfg.input, block_size=self.cfg.task_lines))
         tick = self.progress(pass_name)
@@ -335,10 +326,8 @@ class FilterJob:
             if passing_only:
                 rows = np.flatnonzero(codes == PASS)
                 src, tgt = [src[i] for i in rows.tolist()], [tgt[i] for i in rows.tolist()]
-            if features is not None:
-                features_of = features[offset + rows] if passing_only else np.array(features[offset : offset + n])
             yield Task(offset, src, tgt, codes, bound() if bound else 2**64 - 1,
-                       text_bound() if text_bound else 2**64 - 1, None if features is None else features_of, rows)
+                       text_bound() if text_bound else 2**64 - 1, rows)
             offset += n
             tick(n)
         digest = reader.sha256.hexdigest()
@@ -384,8 +373,6 @@ class FilterJob:
                 self.work.append("hashes", result.hashes)
             if result.words is not None:
                 self.work.append("words", result.words)
-            if result.features is not None:
-                self.work.append("pair_features", result.features)
             if result.moments is not None:
                 moments = result.moments if moments is None else moments.add(result.moments)
             if result.sample is not None:
@@ -412,9 +399,8 @@ class FilterJob:
         (duplicates, which are not scored again): their scores, and their features and weakest
         feature if ``copy_features`` (only --annotated reads those; copying maps every page)."""
         ctx = FilterContext(self.cfg, model, encoder_specs, learned, self.spool())
-        pair = self.work.array("pair_features", np.float32).reshape(len(reasons), -1) if learned else None
         width = len(learned.names) if learned else 0
-        tasks = self.tasks("score", reasons, features=pair, passing_only=True)
+        tasks = self.tasks("score", reasons, passing_only=True)
         for result in self.engine.map(score_task, ctx, tasks):
             n, rows = result.lines, result.rows
             scores = np.full(n, np.nan)

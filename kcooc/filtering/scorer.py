@@ -33,8 +33,8 @@ DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")
 
 
 def feature_names(src_lang: str | None, tgt_lang: str | None, languages: bool = True) -> list[str]:
-    """Features in the order of the columns: the per-pair ones (kept per line from the screen pass),
-    then PHSIC and the ones from corpus statistics."""
+    """Features in the order of the columns: the per-pair ones (from the pair alone), then PHSIC and
+    the ones from corpus statistics."""
     language = [name for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if languages and code]
     return [*PAIR_FEATURES, *MISMATCH_FEATURES, *language, "phsic", *CORPUS_FEATURES, *ALIGNMENT_FEATURES]
 
@@ -49,7 +49,6 @@ class FeatureExtractor:
         self.names = names
         self.languages = [code for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if name in names]
         self.sides = [side for side, name in enumerate(LANGUAGE_FEATURES) if name in names]
-        self.pair_width = len(PAIR_FEATURES) + len(MISMATCH_FEATURES) + len(self.sides)
         self.encoders, self.phsic, self.corpus, self.alignment = encoders, phsic, corpus, alignment
         self.identifier = None
         if self.sides:
@@ -58,7 +57,7 @@ class FeatureExtractor:
             self.identifier = LanguageIdentifier()
 
     def pair(self, src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
-        """The per-pair features (lengths, agreement, mismatch, language ID), (n, pair_width) float32;
+        """The per-pair features (lengths, agreement, mismatch, language ID), float32 (one row per pair);
         ``s``, ``t``: the sides' text statistics."""
         items = side_items(src, s), side_items(tgt, t)
         columns = [pair_features(src, tgt, s, t, items), mismatch_features(*items, len(src))]
