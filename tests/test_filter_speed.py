@@ -166,3 +166,25 @@ def test_pair_features_of_the_scored_rows_equal_those_of_their_whole_block():
     rows = np.r_[rows, len(src) - 3, len(src) - 1]
     s, t = [src[i] for i in rows], [tgt[i] for i in rows]
     assert np.array_equal(extractor.pair(s, t, TextStats(s), TextStats(t)), whole[rows])
+
+
+def test_quadratic_terms_and_one_pass_prediction_equal_the_gathered_ones_bit_for_bit():
+    """_terms fills the products column block by column block: the same values and layout as
+    gathering both factors of every product (so the margins' matrix product gives the same bits);
+    predict_with_reasons expands once and returns exactly predict_proba and weakest."""
+    from kcooc.filtering.scorer import PairClassifier
+
+    rng = np.random.default_rng(4)
+    Z = rng.normal(size=(1000, 9))
+    i, j = np.triu_indices(9)
+    gathered = np.hstack([Z, Z[:, i] * Z[:, j]])
+    terms = PairClassifier._terms(Z)
+    assert terms.flags.c_contiguous and np.array_equal(terms, gathered)
+    coef = rng.normal(size=(2, gathered.shape[1]))
+    assert np.array_equal(terms @ coef.T, gathered @ coef.T)
+    names = ["phsic", "char_ratio", "numbers", "tgt_chars", "tgt_lang"]
+    F = np.column_stack([rng.normal(size=(600, 3)), np.log1p(rng.integers(1, 200, 600)),
+                         np.where(rng.random(600) < 0.3, rng.random(600), 1.0)])
+    model = PairClassifier(names, regularization=0.5).fit(F, F[:, 0] - np.abs(F[:, 1]) > 0)
+    p, weakest = model.predict_with_reasons(F)
+    assert np.array_equal(p, model.predict_proba(F)) and np.array_equal(weakest, model.weakest(F))

@@ -707,7 +707,7 @@ def test_a_binary_classifier_of_an_older_artifact_still_scores_as_it_did():
     old = PairClassifier.from_state(old_params, old_arrays)
     assert old.gate_columns == [4, 5]
     Z = both.standardised(F)
-    decision = PairClassifier._terms(Z, both.pairs) @ old_arrays["coef"] + old_params["intercept"]
+    decision = PairClassifier._terms(Z) @ old_arrays["coef"] + old_params["intercept"]
     np.testing.assert_allclose(old.predict_proba(F), 1 / (1 + np.exp(-decision)) * both._gate(F).prod(axis=1), rtol=1e-12)
 
 

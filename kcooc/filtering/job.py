@@ -262,8 +262,7 @@ def score_task(ctx: FilterContext, task: Task) -> Scored:
         pair = ctx.extractor.pair(src, tgt, TextStats(src), TextStats(tgt))  # only the pairs scored, not every line
         F = np.hstack([pair, ctx.extractor.statistical(src, tgt, X, Y)])
         features[block] = F
-        scores[block] = ctx.learned.classifier.predict_proba(F)
-        weakest[block] = ctx.learned.classifier.weakest(F)
+        scores[block], weakest[block] = ctx.learned.classifier.predict_with_reasons(F)
         start += X.shape[0]
     return Scored(task.reasons.size, task.rows, scores, features, weakest)
 

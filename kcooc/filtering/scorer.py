@@ -230,7 +230,7 @@ class PairClassifier:
         self.mean_, self.scale_ = Z.mean(axis=0), Z.std(axis=0)
         self.scale_[self.scale_ == 0] = 1.0
         Z = (Z - self.mean_) / self.scale_
-        terms = self._terms(Z, self.pairs)
+        terms = self._terms(Z)
         self.coef_, self.intercept_ = np.empty((present.size, terms.shape[1])), np.empty(present.size)
         warm = start is not None and start.detectors_ == self.detectors_ and start.coef_.shape == self.coef_.shape
         for k, label in enumerate(present):  # detector k: clean against its noise alone; margin = minus the clean decision
@@ -261,9 +261,17 @@ class PairClassifier:
         return (self._expand(F) - self.mean_) / self.scale_
 
     @staticmethod
-    def _terms(Z: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        """[z, z_i z_j for (i, j) in pairs] (all i <= j: scikit-learn's PolynomialFeatures(2) order)."""
-        return np.hstack([Z, Z[:, pairs[0]] * Z[:, pairs[1]]])
+    def _terms(Z: np.ndarray) -> np.ndarray:
+        """[z, z_i z_j for i <= j] (scikit-learn's PolynomialFeatures(2) order, ``pairs``), filled
+        one i at a time (no gathered copies of the columns)."""
+        n, width = Z.shape
+        terms = np.empty((n, width + width * (width + 1) // 2))
+        terms[:, :width] = Z
+        start = width
+        for i in range(width):
+            np.multiply(Z[:, i : i + 1], Z[:, i:], out=terms[:, start : start + width - i])
+            start += width - i
+        return terms
 
     def _quadratic(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Detector k's margin as w.z + z^T S z + b: (w, symmetric S)."""
@@ -272,9 +280,10 @@ class PairClassifier:
         Q[self.pairs] = self.coef_[k, width:]
         return self.coef_[k, :width], (Q + Q.T) / 2
 
-    def margins(self, F: np.ndarray) -> np.ndarray:
-        """(rows, detectors) log-odds m_k of each detector's noise against clean."""
-        return self._terms(self.standardised(F), self.pairs) @ self.coef_.T + self.intercept_
+    def margins(self, F: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
+        """(rows, detectors) log-odds m_k of each detector's noise against clean (``Z``: the
+        standardised ``F`` if the caller has it)."""
+        return self._terms(self.standardised(F) if Z is None else Z) @ self.coef_.T + self.intercept_
 
     def _gate(self, F: np.ndarray) -> np.ndarray:
         """(rows, languages) factors P + (1 - P) q (see the class docstring)."""
@@ -287,10 +296,13 @@ class PairClassifier:
 
     def predict_proba(self, F: np.ndarray) -> np.ndarray:
         """p(clean | features) of each row (float64): the clean class's softmax probability times the gates."""
-        m = self.margins(F)
+        return self._probability(self.margins(F), self._gate(F))
+
+    @staticmethod
+    def _probability(m: np.ndarray, gate: np.ndarray) -> np.ndarray:
         top = np.maximum(m.max(axis=1), 0.0)  # exp(-log(1 + sum exp m)) without overflow
         clean = np.exp(-top - np.log(np.exp(-top) + np.exp(m - top[:, None]).sum(axis=1)))
-        return clean * self._gate(F).prod(axis=1)
+        return clean * gate.prod(axis=1)
 
     def weakest(self, F: np.ndarray) -> np.ndarray:
         """Index (into ``expanded_names``) of what lowers each row's score most: a language whose
@@ -298,7 +310,16 @@ class PairClassifier:
         value, replaced by the average clean pair's, lowers that margin most (moving z_j by d
         changes it by w_j d + 2 d (S z)_j + S_jj d^2)."""
         Z = self.standardised(F)
-        fired = np.argmax(self.margins(F), axis=1)
+        return self._weakest(Z, self.margins(F, Z), self._gate(F))
+
+    def predict_with_reasons(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(``predict_proba(F)``, ``weakest(F)``), standardising and expanding ``F`` once."""
+        Z = self.standardised(F)
+        m, gate = self.margins(F, Z), self._gate(F)
+        return self._probability(m, gate), self._weakest(Z, m, gate)
+
+    def _weakest(self, Z: np.ndarray, m: np.ndarray, gate: np.ndarray) -> np.ndarray:
+        fired = np.argmax(m, axis=1)
         index = np.empty(len(Z), dtype=np.int64)
         for k in np.unique(fired):
             rows = fired == k
@@ -306,7 +327,6 @@ class PairClassifier:
             d = self.reference_ - Z[rows]
             index[rows] = k * Z.shape[1] + np.argmin(w * d + 2 * d * (Z[rows] @ S) + np.diag(S) * d**2, axis=1)
         if self.gate_columns:
-            gate = self._gate(F)
             low = gate.min(axis=1) < 0.5
             index[low] = len(self.detectors_) * Z.shape[1] + np.argmin(gate[low], axis=1)
         return index
