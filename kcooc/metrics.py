@@ -1,6 +1,5 @@
 """Evaluation metrics, vectorised: MRR and Recall@k with ties in expectation (PHSIC paper §6.2), classification
-scores, and MAP/MRR of grouped answer selection. ROC-AUC is scikit-learn's ``roc_auc_score`` and Spearman's rho
-scipy's ``spearmanr``."""
+scores, ROC-AUC, and MAP/MRR of grouped answer selection. Spearman's rho is scipy's ``spearmanr``."""
 
 from __future__ import annotations
 
@@ -42,6 +41,18 @@ def classification_scores(labels: np.ndarray, predictions: np.ndarray) -> dict[s
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return {"accuracy": float((labels == predictions).mean()) if labels.size else 0.0,
             "precision": precision, "recall": recall, "f1": f1}
+
+
+def roc_auc(labels: np.ndarray, scores: np.ndarray) -> float:
+    """Area under the ROC curve: the probability that a positive scores above a negative, ties
+    counting half (Mann & Whitney 1947's U over n1 n0; scikit-learn's ``roc_auc_score``, without
+    importing scikit-learn, which costs a second of a run)."""
+    labels, scores = np.asarray(labels).astype(bool), np.asarray(scores, dtype=np.float64)
+    _, inverse, counts = np.unique(scores, return_inverse=True, return_counts=True)
+    ranks = (np.cumsum(counts) - (counts - 1) / 2)[inverse]  # 1-based, tied scores share their mean rank
+    positives = int(labels.sum())
+    negatives = labels.size - positives
+    return float((ranks[labels].sum() - positives * (positives + 1) / 2) / (positives * negatives))
 
 
 def grouped_ranking(groups: np.ndarray, labels: np.ndarray, scores: np.ndarray) -> dict[str, float]:

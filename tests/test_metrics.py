@@ -40,3 +40,14 @@ def test_classification_scores_on_a_small_case():
 
     scores = classification_scores([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])
     assert scores == {"accuracy": 0.6, "precision": 2 / 3, "recall": 2 / 3, "f1": 2 / 3}
+
+
+def test_roc_auc_counts_ordered_pairs_and_equals_scikit_learn(rng):
+    from sklearn.metrics import roc_auc_score
+
+    labels = rng.random(500) < 0.3
+    scores = np.round(rng.normal(size=500) + labels, 1)  # many ties
+    pairs = [(p > n) + 0.5 * (p == n) for p in scores[labels] for n in scores[~labels]]
+    assert metrics.roc_auc(labels, scores) == pytest.approx(np.mean(pairs), abs=1e-12)
+    assert metrics.roc_auc(labels, scores) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    assert metrics.roc_auc([True, False, True], [0.9, 0.1, 0.9]) == 1.0

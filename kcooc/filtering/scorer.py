@@ -393,7 +393,7 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     family = np.array([families.index(NOISE_FAMILIES[kind]) if detectors else 0 for kind in NOISE_KINDS]) + 1
     labels = np.concatenate([np.zeros(len(src), dtype=np.int64), family[kinds]])
     held = np.tile(np.random.default_rng(seed + 1).random(len(src)) < validation, 2)
-    from sklearn.metrics import roc_auc_score
+    from ..metrics import roc_auc
 
     def classifier_on(rows, start=None):
         return PairClassifier(names, regularization, seed, language_prior, families).fit(F[rows], labels[rows], start)
@@ -410,7 +410,7 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     report = {
         "train_pairs": int((~held).sum()), "validation_pairs": int(held.sum()),
         "validation_accuracy": round(float(np.mean((p >= 0.5) == truth)), 4),
-        "validation_roc_auc": round(float(roc_auc_score(truth, p)), 4),
+        "validation_roc_auc": round(roc_auc(truth, p), 4),
         "validation_log_loss": round(float(-np.mean(np.log(np.clip(np.where(truth, p, 1 - p), 1e-15, 1)))), 4),
         "validation_recall_by_noise": {kind: round(float(np.mean(noise_p[kinds_held == k] < 0.5)), 4)
                                        for k, kind in enumerate(NOISE_KINDS) if np.any(kinds_held == k)},
