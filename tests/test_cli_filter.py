@@ -228,7 +228,7 @@ def test_learned_score_explains_drops_and_reports_its_validation(tmp_path, detec
     assert 0.5 < classifier["validation_accuracy"] <= 1 and 0.5 < classifier["validation_roc_auc"] <= 1
     rows = annotated_rows(tmp_path / "why.tsv")
     names = {"src_chars", "tgt_chars", "char_ratio", "word_ratio", "numbers", "placeholders", "urls", "capitals",
-             "punctuation", "src_lang", "tgt_lang", "phsic", "lexical_tgt_max", "lexical_tgt_avg", "lexical_src_max",
+             "punctuation", "ending", "src_lang", "tgt_lang", "phsic", "lexical_tgt_max", "lexical_tgt_avg", "lexical_src_max",
              "lexical_src_avg", "fluency_src", "fluency_tgt", "numbers_mismatch", "placeholders_mismatch", "align_tgt",
              "align_src", "cover_src", "cover_tgt", "token_ratio"}
     inputs = names - {"tgt_lang"} | {"char_ratio_deviation", "word_ratio_deviation", "token_ratio_deviation"}

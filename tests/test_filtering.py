@@ -281,12 +281,16 @@ def naive_pair_features(s, t):
     def punctuation(text):
         return [sum(text.count(c) for c in cls) for cls in feat._PUNCTUATION_CLASSES]
 
+    def ending(text):
+        last = text.rstrip()[-1:]
+        return next((k for k, cls in enumerate(feat._PUNCTUATION_CLASSES, 1) if last and last in cls), 0)
+
     ps, pt = punctuation(s), punctuation(t)
     high = sum(map(max, ps, pt))
     return [math.log1p(len(s)), math.log1p(len(t)), math.log1p(len(t)) - math.log1p(len(s)),
             math.log1p(len(t.split())) - math.log1p(len(s.split())),
             *[agreement(naive_items(s, k), naive_items(t, k)) for k in feat.AGREEMENT],
-            sum(map(min, ps, pt)) / high if high else 1.0]
+            sum(map(min, ps, pt)) / high if high else 1.0, float(ending(s) == ending(t))]
 
 
 @pytest.mark.parametrize("pair", ["en-ja", "en-de", "en-fr"])
