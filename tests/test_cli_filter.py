@@ -300,6 +300,29 @@ def test_no_config_default_command_learns_with_language_rules(tmp_path):
     assert "char_ngrams:\n  - 1\n  - 2" in config
 
 
+def test_no_config_default_ranks_a_source_in_a_third_language_low(tmp_path):
+    """--src-lang en with French sources (the French translation of the same English segment, so
+    every other feature looks clean): the source's gentle language gate still ranks them low."""
+    pytest.importorskip("kcooc.langid")
+    rows = [line.rstrip("\n").split("\t")[:2] for line in open(os.path.join(DATA, "en-de.tsv"), encoding="utf-8")]
+    french = {}
+    for line in open(os.path.join(DATA, "en-fr.tsv"), encoding="utf-8"):
+        english, translation = line.rstrip("\n").split("\t")[:2]
+        french.setdefault(english, translation)
+    shared = [i for i, (english, _) in enumerate(rows) if english in french]
+    foreign = set(shared[::10])
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text("".join(f"{french[e] if i in foreign else e}\t{t}\n" for i, (e, t) in enumerate(rows)),
+                      encoding="utf-8")
+    run("filter-parallel", "-i", corpus, "-o", tmp_path / "kept.tsv", "--src-lang", "en", "--tgt-lang", "de", "-q",
+        "--scores", tmp_path / "scores.txt")
+    scores = [float(s) for s in open(tmp_path / "scores.txt").read().split()]
+    wrong = [s for i, s in enumerate(scores) if i in foreign and s == s]
+    right = [s for i, s in enumerate(scores) if i not in foreign and s == s]
+    assert len(wrong) >= 20
+    assert sum(w < r for w in wrong for r in right) / (len(wrong) * len(right)) > 0.85  # ROC-AUC of the noise
+
+
 @pytest.mark.parametrize("pair", ["en-de", "en-fr"])
 def test_no_config_default_on_latin_pairs_drops_the_wrong_language(tmp_path, pair):
     pytest.importorskip("kcooc.langid")
