@@ -83,6 +83,16 @@ class TextStats:
     def _count(self, table: np.ndarray) -> np.ndarray:
         return np.bincount(self.sentence_of[table[self._index]], minlength=self._n)
 
+    def last_characters(self) -> np.ndarray:
+        """Code point of each sentence's last character that is not white space (-1 for none)."""
+        if self._n == 0:
+            return np.zeros(0, dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(self.lengths[:-1] + 1)])
+        # the separators are white space; one more position lets the last start be the end of an empty last sentence
+        positions = np.append(np.where(_SPACE[self._index], -1, np.arange(self.codes.size)), -1)
+        last = np.maximum.reduceat(positions, starts)
+        return np.where(last >= 0, self.codes[last].astype(np.int64), -1)
+
     def script_letters(self, language: str) -> np.ndarray:
         """Letters of each sentence that belong to ``language``'s scripts."""
         table = np.zeros(_BMP, dtype=bool)

@@ -68,8 +68,11 @@ NON_LINGUISTIC = re.compile(r"https?://\S+|www\.\S+|[\w.+-]+@[\w-]+\.[\w.]+|(?:/
 # ---------------------------------------------------------------------------------------------- data
 
 def read_corpus(path: str) -> tuple[list[str], list[str], list[str]]:
-    """(en, translation, source) columns of a ``data_parallel.py`` TSV (source "-" when absent)."""
+    """(en, translation, source) columns of a ``data_parallel.py`` TSV (source "-" when absent),
+    without the pairs whose two sides are the same text: untranslated catalogue entries are not
+    translations, so they can be labelled neither clean nor as one of the noise kinds."""
     rows = [line.rstrip("\n").split("\t") for line in open(path, encoding="utf-8")]
+    rows = [r for r in rows if r[0].strip() != r[1].strip()]
     return [r[0] for r in rows], [r[1] for r in rows], [r[2] if len(r) > 2 else "-" for r in rows]
 
 
@@ -109,10 +112,10 @@ def neighbours(src: list[str], tgt: list[str], source: list[str], reach: int = 3
 def partial_target(text: str) -> str | None:
     """The first half of the sentences (at least one), or the text cut at the clause mark nearest its
     middle (30-80% in); None when neither exists."""
-    sentences = [s for s in SENTENCE_END.split(text) if s.strip()]
-    if len(sentences) >= 2:
-        joiner = "" if sentences[0].rstrip()[-1] in "。！？" else " "
-        return joiner.join(s.strip() for s in sentences[: len(sentences) // 2])
+    bounds = [0, *(m.start() for m in SENTENCE_END.finditer(text)), len(text)]
+    ends = [b for a, b in zip(bounds, bounds[1:]) if text[a:b].strip()]  # where each sentence ends
+    if len(ends) >= 2:
+        return text[: ends[len(ends) // 2 - 1]].rstrip()
     cuts = [m.start() for m in CLAUSE_MARK.finditer(text) if 0.3 * len(text) <= m.start() <= 0.8 * len(text)]
     if not cuts:
         return None

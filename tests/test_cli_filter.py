@@ -228,7 +228,7 @@ def test_learned_score_explains_drops_and_reports_its_validation(tmp_path, detec
     assert 0.5 < classifier["validation_accuracy"] <= 1 and 0.5 < classifier["validation_roc_auc"] <= 1
     rows = annotated_rows(tmp_path / "why.tsv")
     names = {"src_chars", "tgt_chars", "char_ratio", "word_ratio", "numbers", "placeholders", "urls", "capitals",
-             "punctuation", "src_lang", "tgt_lang", "phsic", "lexical_tgt_max", "lexical_tgt_avg", "lexical_src_max",
+             "punctuation", "ending", "src_lang", "tgt_lang", "phsic", "lexical_tgt_max", "lexical_tgt_avg", "lexical_src_max",
              "lexical_src_avg", "fluency_src", "fluency_tgt", "numbers_mismatch", "placeholders_mismatch", "align_tgt",
              "align_src", "cover_src", "cover_tgt", "token_ratio"}
     inputs = names - {"tgt_lang"} | {"char_ratio_deviation", "word_ratio_deviation", "token_ratio_deviation"}
@@ -298,6 +298,29 @@ def test_no_config_default_command_learns_with_language_rules(tmp_path):
     config = run("filter-parallel", "--src-lang", "en", "--tgt-lang", "ja", "--print-config").stdout
     assert "src_language: english" in config and "tgt_language: japanese" in config and "top_ratio: 0.8" in config
     assert "char_ngrams:\n  - 1\n  - 2" in config
+
+
+def test_no_config_default_ranks_a_source_in_a_third_language_low(tmp_path):
+    """--src-lang en with French sources (the French translation of the same English segment, so
+    every other feature looks clean): the source's gentle language gate still ranks them low."""
+    pytest.importorskip("kcooc.langid")
+    rows = [line.rstrip("\n").split("\t")[:2] for line in open(os.path.join(DATA, "en-de.tsv"), encoding="utf-8")]
+    french = {}
+    for line in open(os.path.join(DATA, "en-fr.tsv"), encoding="utf-8"):
+        english, translation = line.rstrip("\n").split("\t")[:2]
+        french.setdefault(english, translation)
+    shared = [i for i, (english, _) in enumerate(rows) if english in french]
+    foreign = set(shared[::10])
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text("".join(f"{french[e] if i in foreign else e}\t{t}\n" for i, (e, t) in enumerate(rows)),
+                      encoding="utf-8")
+    run("filter-parallel", "-i", corpus, "-o", tmp_path / "kept.tsv", "--src-lang", "en", "--tgt-lang", "de", "-q",
+        "--scores", tmp_path / "scores.txt")
+    scores = [float(s) for s in open(tmp_path / "scores.txt").read().split()]
+    wrong = [s for i, s in enumerate(scores) if i in foreign and s == s]
+    right = [s for i, s in enumerate(scores) if i not in foreign and s == s]
+    assert len(wrong) >= 20
+    assert sum(w < r for w in wrong for r in right) / (len(wrong) * len(right)) > 0.85  # ROC-AUC of the noise
 
 
 @pytest.mark.parametrize("pair", ["en-de", "en-fr"])

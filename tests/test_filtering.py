@@ -281,12 +281,16 @@ def naive_pair_features(s, t):
     def punctuation(text):
         return [sum(text.count(c) for c in cls) for cls in feat._PUNCTUATION_CLASSES]
 
+    def ending(text):
+        last = text.rstrip()[-1:]
+        return next((k for k, cls in enumerate(feat._PUNCTUATION_CLASSES, 1) if last and last in cls), 0)
+
     ps, pt = punctuation(s), punctuation(t)
     high = sum(map(max, ps, pt))
     return [math.log1p(len(s)), math.log1p(len(t)), math.log1p(len(t)) - math.log1p(len(s)),
             math.log1p(len(t.split())) - math.log1p(len(s.split())),
             *[agreement(naive_items(s, k), naive_items(t, k)) for k in feat.AGREEMENT],
-            sum(map(min, ps, pt)) / high if high else 1.0]
+            sum(map(min, ps, pt)) / high if high else 1.0, float(ending(s) == ending(t))]
 
 
 @pytest.mark.parametrize("pair", ["en-ja", "en-de", "en-fr"])
@@ -644,6 +648,18 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     assert np.array_equal(weakest[~low], plain.weakest(G[:, :4])[~low])
     params, arrays = gated.state()
     assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(G), gated.predict_proba(G))
+    # the source's posterior: an input of the regression, and with source_language_prior a gentler gate too
+    source = names + ["src_chars", "src_lang"]
+    as_input = PairClassifier(source, regularization=0.5).fit(G, clean)
+    both = PairClassifier(source, regularization=0.5, source_language_prior=0.99).fit(G, clean)
+    assert as_input.gate_columns == [] and both.gate_columns == [4] and "src_lang" in both.input_names
+    q = 0.99 * rate / (0.99 * rate + 0.01)
+    np.testing.assert_allclose(both.predict_proba(G), as_input.predict_proba(G) * (posterior + (1 - posterior) * q),
+                               rtol=1e-12)
+    params, arrays = both.state()
+    assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(G), both.predict_proba(G))
+    older = {k: v for k, v in as_input.state()[0].items() if k != "source_language_prior"}  # saved before the option
+    assert PairClassifier.from_state(older, as_input.state()[1]).gate_columns == []
 
 
 def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():

@@ -202,7 +202,8 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
             extractor, learned.names, texts[2].tolist(), texts[3].tolist(), cfg.learn.validation,
             cfg.learn.regularization, cfg.seed, cfg.learn.language_prior,
             fit=lambda src, tgt: extractor.fit_alignment(src, tgt, cfg.learn.lexical_buckets, threads),
-            doubtful_share=cfg.learn.doubtful_share, detectors=cfg.learn.detectors)
+            doubtful_share=cfg.learn.doubtful_share, detectors=cfg.learn.detectors,
+            source_language_prior=cfg.learn.source_language_prior)
         learned.alignment = extractor.alignment
         seconds["train"] = lap.seconds()
     return model, None

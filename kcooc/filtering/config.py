@@ -87,20 +87,26 @@ class LearnConfig:
                                    "(strong: the synthetic noise is easier than real noise, so a loose fit overfits it)")
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
-                             "clean sampled sides of the same length; the source side's is an input of the classifier")
+                             "clean sampled sides of the same length; the source side's is an input of the classifier "
+                             "and a gentler gate (learn.source_language_prior)")
     doubtful_share: float = option(0.3, "share of the sampled pairs (the clean examples, which are the corpus's own and "
                                    "so hold its noise) that a first fit scores lowest and the final fit leaves out")
     detectors: bool = option(False, "one logistic detector per family of training noise (clean only when none fires; "
                              "--annotated then names the family) instead of one clean-vs-noise fit: twice the "
                              "training time, and no better on the development sample (docs/results-filtering.md)")
-    language_prior: float = option(0.9, "language gate: prior share of sides in their expected language")
+    language_prior: float = option(0.9, "language gate: prior share of target sides in their expected language")
+    source_language_prior: float = option(0.99, "language gate of the source side: prior share of source sides in "
+                                          "their expected language; near 1, so that only a source rejected far more "
+                                          "firmly than the clean ones of its length (a third language) is penalised, "
+                                          "not a short English string such as a package name")
     lexical_buckets: int = option(2048, "hashed word ids per side in the lexical translation table (B x B counts)")
     fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency model")
 
     def validate(self) -> None:
-        if self.sample < 10 or not 0 < self.validation < 1 or self.regularization <= 0 or not 0 < self.language_prior < 1:
+        if (self.sample < 10 or not 0 < self.validation < 1 or self.regularization <= 0 or not 0 < self.language_prior < 1
+                or not 0 < self.source_language_prior < 1):
             raise InputError("learn.sample must be >= 10, learn.validation in (0, 1), learn.regularization > 0 "
-                             "and learn.language_prior in (0, 1)")
+                             "and learn.language_prior and learn.source_language_prior in (0, 1)")
         if not 0 <= self.doubtful_share < 1:
             raise InputError("learn.doubtful_share must be in [0, 1)")
         if self.lexical_buckets < 1 or self.fluency_buckets < 1:

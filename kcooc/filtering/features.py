@@ -3,7 +3,7 @@
 Two kinds, computed in different passes of job.py:
 
 * *pair features* need nothing but the pair: log lengths and length ratios, agreement of
-  numbers, placeholders/markup, URLs, punctuation and capitalised tokens between the sides, and
+  numbers, placeholders/markup, URLs, punctuation, the final mark and capitalised tokens between the sides, and
   (with declared languages) the language-ID posterior of each side's expected language.
   Computed in the score pass, for the pairs it scores only (not for duplicates).
 * *corpus features* need statistics counted on the corpus in the screen pass
@@ -31,7 +31,7 @@ from ..encoders import _SEPARATORS, _mix, sort_segment
 from ..text import TextStats, code_points
 
 AGREEMENT = ("numbers", "placeholders", "urls", "capitals")
-PAIR_FEATURES = ("src_chars", "tgt_chars", "char_ratio", "word_ratio", *AGREEMENT, "punctuation")
+PAIR_FEATURES = ("src_chars", "tgt_chars", "char_ratio", "word_ratio", *AGREEMENT, "punctuation", "ending")
 LANGUAGE_FEATURES = ("src_lang", "tgt_lang")
 TOKEN_LIMIT = 32  # distinct tokens per side in the lexical model
 CORPUS_FEATURES = ("lexical_tgt_max", "lexical_tgt_avg", "lexical_src_max", "lexical_src_avg",
@@ -41,7 +41,7 @@ PATTERNS = {
     # printf with length modifiers and GCC's %q/%< %>, %NAME (LibreOffice), {0}, $VAR, markup, entities
     "placeholders": re.compile(r"%(?:\([^)\s]+\))?\d*\$?[-+#0']*\d*(?:\.\d+)?[hlLqjztw]*[A-Za-z][A-Z0-9_]*|%[<>]"
                                r"|%\d+\$?[sd]?|\{[\w.:!]*\}"
-                               r"|\$\{?\w+\}?|</?[A-Za-z][\w-]*[^<>]*>|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);"),
+                               r"|\$\{?[A-Za-z0-9_]+\}?|</?[A-Za-z][\w-]*[^<>]*>|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);"),
     "urls": re.compile(r"(?:https?|ftp)://[^\s<>\"]+|www\.[^\s<>\"]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
 }
 _DIGIT_VALUE = np.array([int(chr(c)) if chr(c).isdecimal() else -1 for c in range(1 << 16)], dtype=np.int32)
@@ -66,13 +66,13 @@ for _low, _high in [(0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF90
 # -- pair features -----------------------------------------------------------------------------
 def pair_features(src: list[str], tgt: list[str], s: TextStats, t: TextStats, items: tuple[dict, dict] | None = None
                   ) -> np.ndarray:
-    """The PAIR_FEATURES of each pair, (n, 9) float32; ``s``, ``t``: the sides' text statistics;
+    """The PAIR_FEATURES of each pair, (n, 10) float32; ``s``, ``t``: the sides' text statistics;
     ``items``: the sides' ``side_items`` if the caller has them already."""
     columns = [np.log1p(s.lengths), np.log1p(t.lengths), np.log1p(t.lengths) - np.log1p(s.lengths),
                np.log1p(t.words) - np.log1p(s.words)]
     src_items, tgt_items = items or (side_items(src, s), side_items(tgt, t))
     columns += [item_agreement(src_items[kind], tgt_items[kind], len(src)) for kind in AGREEMENT]
-    columns.append(punctuation_agreement(s, t))
+    columns += [punctuation_agreement(s, t), ending_agreement(s, t)]
     return np.stack(columns, axis=1).astype(np.float32)
 
 
@@ -223,6 +223,14 @@ def punctuation_agreement(src: TextStats, tgt: TextStats) -> np.ndarray:
         counts.append(np.bincount(flat, minlength=n * len(_PUNCTUATION_CLASSES)).reshape(n, -1))
     low, high = np.minimum(*counts).sum(axis=1), np.maximum(*counts).sum(axis=1)
     return np.where(high > 0, low / np.maximum(high, 1), 1.0)
+
+
+def ending_agreement(src: TextStats, tgt: TextStats) -> np.ndarray:
+    """1 where both sides end in the same punctuation class (or both in none), else 0: a segment cut
+    short or joined to the next one ends differently from its translation (OpusFilter's
+    TerminalPunctuationFilter looks at the same mark)."""
+    src_end, tgt_end = (_PUNCTUATION[np.clip(stats.last_characters(), 0, 0xFFFF)] for stats in (src, tgt))
+    return (src_end == tgt_end).astype(np.float64)
 
 
 # -- tokens and character trigrams -------------------------------------------------------------

@@ -138,7 +138,7 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, regularization: float, tol: float
     return w, b
 
 
-GATED = ("tgt_lang",)  # language-ID posteriors that gate the score; the source's is an input of the regression
+GATED = ("tgt_lang",)  # language-ID posteriors that gate the score and are no input of the regression
 LENGTH_EDGES = np.array([10, 25, 50, 100])  # characters: the language gate trusts the identifier per length
 LOG_POSTERIOR_EDGES = np.array([-87.0, -30.0, -10.0, np.log(0.5)])  # ... and per depth of its "no"
 
@@ -159,6 +159,10 @@ class PairClassifier:
     seed : int, default 0
     language_prior : float, default 0.9
         Prior share of sides in their declared language (the language gate below).
+    source_language_prior : float or None, default None
+        If set, the source side's posterior (an input of the regression) gates the score too, with
+        this prior: near 1, so that only a source rejected far more firmly than the clean sources of
+        its length (a text in a third language) is penalised, not a short English string.
     detectors : sequence of str, default ("noise",)
         The noise classes (families of synthetic noise, noise.NOISE_FAMILIES) next to "clean".
 
@@ -174,25 +178,33 @@ class PairClassifier:
 
     P is the identifier's posterior of the side's expected language; q the probability that the
     side is nevertheless in it when the identifier says no, by Bayes with a prior ``language_prior``
-    of right-language sides and the share r of clean sides of that length whose log posterior is as
-    low (at most the first of ``LOG_POSTERIOR_EDGES`` at or above the side's; measured on the clean
+    (``source_language_prior`` for the source) of right-language sides and the share r of clean
+    sides of that length whose log posterior is as low (at most the first of ``LOG_POSTERIOR_EDGES`` at or above the side's; measured on the clean
     training pairs, smoothed (count + 1) / (n + 2)): q = prior r / (prior r + 1 - prior). Short
     strings, which the identifier often gets wrong, are then hardly penalised; long ones strongly;
     and a side the identifier rejects far more firmly than any clean side of its length (a text in
     a third language: its log posterior of the expected one is often below -10) is penalised even
     when short.
 
-    The posteriors are a factor, not inputs of the regression: self-made noise can only put the
-    *other side's* language on a side, which other features already reveal, so the regression
-    learns no use for them and scores a side in a third language as clean.
+    The posteriors are a factor: self-made noise can only put the *other side's* language on a side,
+    which other features already reveal, so a regression learns no use for them and scores a side in
+    a third language as clean. The source's posterior is an input too (swapped sides put the
+    target's language there); its gate is gentle (prior .99 in ``train``'s callers), because short
+    source strings (package names, option help) are often misidentified and the clean pairs the
+    gate doubts would rank below real noise.
     """
 
     def __init__(self, names: list[str], regularization: float = 1.0, seed: int = 0, language_prior: float = 0.9,
-                 detectors: tuple[str, ...] | list[str] = ("noise",), gated: tuple[str, ...] | list[str] = GATED):
+                 detectors: tuple[str, ...] | list[str] = ("noise",), gated: tuple[str, ...] | list[str] = GATED,
+                 source_language_prior: float | None = None):
         self.names, self.regularization, self.seed = list(names), regularization, seed
         self.language_prior, self.detectors, self.gated = language_prior, list(detectors), list(gated)
+        self.source_language_prior = source_language_prior
         self.model_columns = [k for k, name in enumerate(self.names) if name not in self.gated]
-        self.gate_columns = [k for k, name in enumerate(self.names) if name in self.gated]
+        self.gate_columns = [k for k, name in enumerate(self.names) if name in self.gated
+                             or (name == "src_lang" and source_language_prior is not None)]
+        self.gate_priors = np.array([language_prior if self.names[k] in self.gated else source_language_prior
+                                     for k in self.gate_columns], dtype=np.float64)
         self.length_columns = [self.names.index(name.replace("_lang", "_chars")) for name in
                                (self.names[k] for k in self.gate_columns)]
         self.deviation_columns = [self.names.index(name) for name in DEVIATIONS if name in self.names]
@@ -290,7 +302,7 @@ class PairClassifier:
         F = np.asarray(F, np.float64)
         depth = np.minimum(np.searchsorted(LOG_POSTERIOR_EDGES, self._log_posteriors(F)), LOG_POSTERIOR_EDGES.size - 1)
         r = self.rejection_[np.arange(len(self.gate_columns)), self._length_buckets(F), depth]
-        q = self.language_prior * r / (self.language_prior * r + 1 - self.language_prior)
+        q = self.gate_priors * r / (self.gate_priors * r + 1 - self.gate_priors)
         P = F[:, self.gate_columns]
         return P + (1 - P) * q
 
@@ -335,7 +347,8 @@ class PairClassifier:
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
         return ({"names": self.names, "regularization": self.regularization, "seed": self.seed,
                  "language_prior": self.language_prior, "detectors": self.detectors,
-                 "fitted_detectors": self.detectors_, "gated": self.gated},
+                 "fitted_detectors": self.detectors_, "gated": self.gated,
+                 "source_language_prior": self.source_language_prior},
                 {"medians": self.medians_, "mean": self.mean_, "scale": self.scale_, "coef": self.coef_,
                  "intercept": self.intercept_, "reference": self.reference_, "rejection": self.rejection_})
 
@@ -348,7 +361,7 @@ class PairClassifier:
             params = {**params, "detectors": ["noise"], "fitted_detectors": ["noise"], "gated": LANGUAGE_FEATURES}
             arrays["coef"], arrays["intercept"] = -arrays["coef"][None], -np.array([float(params["intercept"])])
         model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"],
-                    params["detectors"], params["gated"])
+                    params["detectors"], params["gated"], params.get("source_language_prior"))
         model.detectors_ = list(params["fitted_detectors"])
         if not set(model.detectors_) <= set(model.detectors) or not model.detectors_:
             raise InputError("classifier detectors are not among its noise classes")
@@ -370,7 +383,7 @@ class PairClassifier:
 def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
           validation: float, regularization: float, seed: int, language_prior: float = 0.9,
           fit: Callable[[list[str], list[str]], None] | None = None, doubtful_share: float = 0.0,
-          detectors: bool = False) -> tuple[PairClassifier, dict]:
+          detectors: bool = False, source_language_prior: float | None = None) -> tuple[PairClassifier, dict]:
     """Fit a :class:`PairClassifier` on the clean ``(src, tgt)`` against their synthetic noise.
 
     ``features(src, tgt)`` returns the feature rows; ``fit``, if given, is first called with every
@@ -396,7 +409,8 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     from ..metrics import roc_auc
 
     def classifier_on(rows, start=None):
-        return PairClassifier(names, regularization, seed, language_prior, families).fit(F[rows], labels[rows], start)
+        return PairClassifier(names, regularization, seed, language_prior, families,
+                              source_language_prior=source_language_prior).fit(F[rows], labels[rows], start)
 
     classifier = classifier_on(~held)
     if doubtful_share:  # the corpus's own pairs are not all clean: refit without the least credible
