@@ -232,9 +232,9 @@ def test_learned_score_explains_drops_and_reports_its_validation(tmp_path, detec
              "lexical_src_avg", "fluency_src", "fluency_tgt", "numbers_mismatch", "placeholders_mismatch", "align_tgt",
              "align_src", "cover_src", "cover_tgt", "token_ratio"}
     inputs = names - {"tgt_lang"} | {"char_ratio_deviation", "word_ratio_deviation", "token_ratio_deviation"}
-    # what lowered a dropped line most: the target's language gate, or one input (of the detector that fired most)
+    # what lowered a dropped line most: a language gate, or one input (of the detector that fired most)
     prefixes = [f"{detector}:" for detector in set(NOISE_FAMILIES.values())] if detectors else [""]
-    reasons = {prefix + name for prefix in prefixes for name in inputs} | {"tgt_lang"}
+    reasons = {prefix + name for prefix in prefixes for name in inputs} | {"tgt_lang", "src_lang"}
     for r in rows:
         score, decision, reason, weakest, features = r[3], r[4], r[5], r[6], r[7]
         if score == "nan":

@@ -36,7 +36,7 @@ PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
 @click.option("--scores", "scores_path", default=None, help="Also write every line's score (nan if a rule dropped it).")
 @click.option("--annotated", "annotated_path", default=None,
               help="Also write every line + score, keep/drop and the reason it was dropped (learned scorer: what "
-                   "lowered a dropped line's score most, tgt_lang or a feature (detector:feature with learn.detectors), "
+                   "lowered a dropped line's score most, tgt_lang/src_lang or a feature (detector:feature with learn.detectors), "
                    "and every feature's value).")
 @click.option("--scorer", type=click.Choice(["learned", "phsic"]), default=None,
               help="learned probability of a clean pair (default), or the paper's PHSIC ranking [config: scorer].")
