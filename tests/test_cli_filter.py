@@ -277,6 +277,11 @@ def test_learned_model_is_validated(tmp_path):
         "kind", "format_version", "kcooc_version")})
     bad, _ = learned_run(tmp_path, "--model", tmp_path / "bad.npz", name="b.tsv", check=False)
     assert bad.returncode == 2 and "coef" in bad.stderr and "Traceback" not in bad.stderr
+    older = {k: v for k, v in header.items() if k not in ("kind", "format_version", "kcooc_version")}
+    older["features"] = [name for name in header["features"] if name != "ending"]  # saved before that feature
+    artifact.save(str(tmp_path / "older.npz"), "filter", arrays, older)
+    old, _ = learned_run(tmp_path, "--model", tmp_path / "older.npz", name="b.tsv", check=False)
+    assert old.returncode == 2 and "missing: ending" in old.stderr and "--save-model" in old.stderr
     del arrays["counts_lexical"]
     artifact.save(str(tmp_path / "bad2.npz"), "filter", arrays, {k: v for k, v in header.items() if k not in (
         "kind", "format_version", "kcooc_version")})

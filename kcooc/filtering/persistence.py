@@ -55,8 +55,11 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, learned:
     buckets = counts.lexical.shape
     _require(len(buckets) == 2 and buckets[0] == buckets[1] and counts.trigrams.shape == counts.contexts.shape
              and counts.trigrams.ndim == 2 and counts.trigrams.shape[0] == 2, f"{path}: corpus counts have bad shapes")
+    missing, extra = sorted(set(learned.names) - set(names or [])), sorted(set(names or []) - set(learned.names))
     _require(names == learned.names == classifier.names and isinstance(encoders, list),
-             f"{path}: its features {names} are not this run's {learned.names}")
+             f"{path}: its features are not this run's (missing: {', '.join(missing) or '-'}; not used: "
+             f"{', '.join(extra) or '-'}): a model saved by another kcooc version or with other languages or "
+             "learn.languages; train it again with --save-model")
     learned.counts, learned.alignment, learned.classifier = counts, alignment, classifier
     learned.validation = header.get("validation")
     return header, model
