@@ -1,5 +1,5 @@
 """Benchmark `kcooc filter-parallel` end to end: the learned score with every feature on
-(configs/filter-learned.yaml: PHSIC, lexical, fluency, length, agreement and language-ID features)
+(configs/filter-learned.yaml: PHSIC, word-alignment, fluency, length, agreement and language-ID features)
 against the pure PHSIC ranking (configs/filter-hashing.yaml) and the I/O floor, in one process.
 
 Lines/s at 1M pairs with --jobs 1 and --jobs 2, the ratios to `--scorer phsic` and to the I/O floor

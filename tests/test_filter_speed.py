@@ -115,7 +115,7 @@ def test_in_place_merges_equal_merge():
     for name in ("sum_x", "sum_y", "sum_xy"):
         assert np.array_equal(getattr(total, name), getattr(expected, name))
     src, tgt = read_pairs(90)
-    counts = [CorpusCounts.count(src[k : k + 30], tgt[k : k + 30], 16, 64) for k in (0, 30, 60)]
+    counts = [CorpusCounts.count(src[k : k + 30], tgt[k : k + 30], 64) for k in (0, 30, 60)]
     expected = counts[0].merge(counts[1]).merge(counts[2])
     total = None
     for part in counts:

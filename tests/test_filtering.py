@@ -389,19 +389,6 @@ def naive_token_list(sentence):
     return tokens
 
 
-def naive_tokens(sentence, buckets, limit):
-    return sorted({naive_hash(t) % buckets for t in naive_token_list(sentence)})[:limit]
-
-
-def test_token_ids_equal_a_per_sentence_reference():
-    src, tgt = excerpt(100)
-    src += BAD_LINES
-    for buckets, limit in ((64, 5), (2048, 32)):
-        ids, indptr = feat.token_ids(feat.lowered(src + tgt), buckets, limit)
-        got = [ids[indptr[i] : indptr[i + 1]].tolist() for i in range(len(src + tgt))]
-        assert got == [naive_tokens(s, buckets, limit) for s in src + tgt]
-
-
 def naive_trigrams(sentence, buckets):
     text = sentence.lower() + "\n"
     out = []
@@ -413,35 +400,20 @@ def naive_trigrams(sentence, buckets):
 
 def test_corpus_features_equal_a_per_pair_reference():
     src, tgt = excerpt(200)
-    buckets, fluency = 64, 512
-    counts = feat.CorpusCounts.count(src, tgt, buckets, fluency)
-    lexical = np.zeros((buckets, buckets))
+    fluency = 512
+    counts = feat.CorpusCounts.count(src, tgt, fluency)
     trigrams, contexts = np.zeros((2, fluency)), np.zeros((2, fluency))
     for s, t in zip(src, tgt):
-        for a in naive_tokens(s, buckets, feat.TOKEN_LIMIT):
-            for b in naive_tokens(t, buckets, feat.TOKEN_LIMIT):
-                lexical[a, b] += 1
         for side, text in enumerate((s, t)):
             for tri, ctx in naive_trigrams(text, fluency):
                 trigrams[side, tri] += 1
                 contexts[side, ctx] += 1
-    assert np.array_equal(counts.lexical, lexical) and np.array_equal(counts.trigrams, trigrams)
-    assert np.array_equal(counts.contexts, contexts)
-    halves = feat.CorpusCounts.count(src[:77], tgt[:77], buckets, fluency).merge(
-        feat.CorpusCounts.count(src[77:], tgt[77:], buckets, fluency))
+    assert np.array_equal(counts.trigrams, trigrams) and np.array_equal(counts.contexts, contexts)
+    halves = feat.CorpusCounts.count(src[:77], tgt[:77], fluency).merge(feat.CorpusCounts.count(src[77:], tgt[77:], fluency))
     assert all(np.array_equal(x, y) for x, y in zip(halves.arrays().values(), counts.arrays().values()))
 
     model = feat.CorpusModel(counts)
     a = model.smoothing
-    p_t_s = (lexical + a) / (lexical.sum(1, keepdims=True) + a * buckets)
-    p_s_t = ((lexical + a) / (lexical.sum(0, keepdims=True) + a * buckets)).T
-
-    def lexical_score(source, target, table):
-        if not source or not target:
-            return [math.log(1 / buckets)] * 2
-        best = [math.log(max(table[i, j] for i in source)) for j in target]
-        mean = [math.log(sum(table[i, j] for i in source) / len(source)) for j in target]
-        return [sum(best) / len(target), sum(mean) / len(target)]
 
     def fluency_score(text, side):
         grams = naive_trigrams(text, fluency)
@@ -450,11 +422,7 @@ def test_corpus_features_equal_a_per_pair_reference():
         return sum(math.log(trigrams[side, tri] + a) - math.log(contexts[side, ctx] + a * model.alphabet)
                    for tri, ctx in grams) / len(grams)
 
-    expected = []
-    for s, t in zip(src, tgt):
-        ts, tt = naive_tokens(s, buckets, feat.TOKEN_LIMIT), naive_tokens(t, buckets, feat.TOKEN_LIMIT)
-        expected.append([*lexical_score(ts, tt, p_t_s), *lexical_score(tt, ts, p_s_t), fluency_score(s, 0),
-                         fluency_score(t, 1)])
+    expected = [[fluency_score(s, 0), fluency_score(t, 1)] for s, t in zip(src, tgt)]
     np.testing.assert_allclose(model.features(src, tgt), np.array(expected), rtol=2e-5, atol=2e-5)
 
 
@@ -786,4 +754,4 @@ def test_learned_scores_through_the_passes_equal_the_classifier_on_every_feature
     F = extractor([src[i] for i in keep], [tgt[i] for i in keep])
     np.testing.assert_allclose(scores[keep], learned.classifier.predict_proba(F), rtol=1e-5, atol=1e-6)
     assert np.isnan(scores[reasons != PASS]).all()
-    assert learned.validation["validation_pairs"] > 100 and learned.counts.lexical.sum() > 0
+    assert learned.validation["validation_pairs"] > 100 and learned.counts.trigrams.sum() > 0

@@ -23,9 +23,9 @@ language pairs with different word orders). Features per pair (``ALIGNMENT_FEATU
   tokens (for Japanese or Chinese a character each, which whitespace words miss).
 
 Long pairs are cut to ``TOKEN_LIMIT`` words on their longer side and the same share of the
-shorter one (their prefixes), which bounds the cost per pair. Tokens are those of the lexical
-model (features.py): maximal runs of letters/digits, lower-cased, each kana and Han character a
-token of its own.
+shorter one (their prefixes), which bounds the cost per pair. Tokens: maximal runs of
+letters/digits, lower-cased, each kana and Han character a token of its own (Japanese and Chinese
+have no spaces).
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
                     save_model_path, jobs, engine, scheduler, work_dir, quiet, summary_path, **options):
     """Rank a parallel corpus by a pair-quality score learned on itself and keep the best pairs,
     after hard rules and deduplication. The learned score is the probability that a pair is clean
-    from PHSIC (Yokoi et al., 2018, §6.3), lexical, fluency, length, agreement and language-ID
+    from PHSIC (Yokoi et al., 2018, §6.3), word-alignment, fluency, length, agreement and language-ID
     features; --scorer phsic ranks by PHSIC alone, as the paper.
 
     Safe from cron: a second run on the same --output exits with code 75 while the first holds

@@ -99,7 +99,8 @@ class LearnConfig:
                                           "their expected language; near 1, so that only a source rejected far more "
                                           "firmly than the clean ones of its length (a third language) is penalised, "
                                           "not a short English string such as a package name")
-    lexical_buckets: int = option(2048, "hashed word ids per side in the lexical translation table (B x B counts)")
+    lexical_buckets: int = option(2048, "hashed word ids per side in the word-alignment (lexical translation) "
+                                  "tables: (B + 1) x B per direction")
     fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency model")
 
     def validate(self) -> None:
@@ -122,7 +123,7 @@ class FilterConfig(PhsicConfig):
     select: SelectConfig = section(SelectConfig, "which scored pairs to keep; none set = every pair that passes the rules")
     scorer: Literal["learned", "phsic"] = option(
         "learned", "learned: probability that a pair is clean from a classifier trained on the corpus against synthetic "
-        "noise (PHSIC, lexical, fluency, length, agreement and language-ID features); phsic: the paper's PHSIC ranking")
+        "noise (PHSIC, word-alignment, fluency, length, agreement and language-ID features); phsic: the paper's PHSIC ranking")
     src_lang: Union[str, None] = option(None, "expected source language (ISO 639-1, e.g. en): language-ID feature, and "
                                         "rules.src_language when that is null and the script is known")
     tgt_lang: Union[str, None] = option(None, "expected target language (ISO 639-1), as src_lang")

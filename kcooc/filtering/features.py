@@ -8,14 +8,10 @@ Two kinds, computed in different passes of job.py:
   Computed in the score pass, for the pairs it scores only (not for duplicates).
 * *corpus features* need statistics counted on the corpus in the screen pass
   (:class:`CorpusCounts`, integer counts merged in task order, so every engine gets the same):
-  an IBM-1-style lexical translation score in both directions (Brown et al. 1993, model 1
-  with co-occurrence counts of hashed words as the translation table; Zipporah, Xu & Koehn 2017,
-  uses the same adequacy idea) and a hashed character-trigram fluency score per side.
-  PHSIC (Yokoi et al. 2018, Eq. 18) is added by the scorer.
-
-Tokens for the lexical model are maximal runs of letters/digits, lower-cased, every kana and Han
-character a token of its own (Japanese and Chinese have no spaces); each is hashed into
-``lexical_buckets`` ids per side.
+  a hashed character-trigram fluency score per side (Zipporah, Xu & Koehn 2017, uses the same
+  fluency idea). PHSIC (Yokoi et al. 2018, Eq. 18) and the word-alignment features
+  (alignment.py: IBM model 1 tables fitted by EM, the lexical translation score) are added by the
+  scorer.
 """
 
 from __future__ import annotations
@@ -33,9 +29,7 @@ from ..text import TextStats, code_points
 AGREEMENT = ("numbers", "placeholders", "urls", "capitals")
 PAIR_FEATURES = ("src_chars", "tgt_chars", "char_ratio", "word_ratio", *AGREEMENT, "punctuation", "ending")
 LANGUAGE_FEATURES = ("src_lang", "tgt_lang")
-TOKEN_LIMIT = 32  # distinct tokens per side in the lexical model
-CORPUS_FEATURES = ("lexical_tgt_max", "lexical_tgt_avg", "lexical_src_max", "lexical_src_avg",
-                   "fluency_src", "fluency_tgt")
+CORPUS_FEATURES = ("fluency_src", "fluency_tgt")
 
 PATTERNS = {
     # printf with length modifiers and GCC's %q/%< %>, %NAME (LibreOffice), {0}, $VAR, markup, entities
@@ -236,60 +230,10 @@ def ending_agreement(src: TextStats, tgt: TextStats) -> np.ndarray:
 # -- tokens and character trigrams -------------------------------------------------------------
 def lowered(sentences: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
     """Code points of the lower-cased sentences, each followed by an end mark (newline), the
-    sentence of each code point, and the number of sentences: the input of token_ids/trigram_ids."""
+    sentence of each code point, and the number of sentences: the input of trigram_ids and of the
+    alignment model's token_sequences."""
     codes, sentence_of, _ = code_points([s.lower() for s in sentences] + [""], "\n")
     return codes, sentence_of, len(sentences)
-
-
-def token_ids(text: tuple, buckets: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each sentence's distinct hashed token ids (int32 in [0, buckets)) as CSR rows (ids, indptr).
-
-    ``text`` is ``lowered(sentences)``. At most ``limit`` ids per sentence, the smallest: a
-    pseudo-random subset of its words, which keeps the lexical model's cost per pair bounded
-    (|s| x |t| look-ups) on long descriptions.
-    """
-    codes, sentence_of, n = text
-    return _token_ids(codes, sentence_of, n, buckets, limit, _SEPARATORS, _CJK)
-
-
-@numba.njit(cache=True, nogil=True)
-def _token_ids(codes, sentence_of, n, buckets, limit, separators, cjk):  # pragma: no cover - compiled
-    """Tokens: maximal runs of non-separators, every CJK character a token of its own; each is
-    hashed (FNV over its code points, then ``_finish``) mod ``buckets``; per sentence the ``limit``
-    smallest distinct ids."""
-    sentence, ids = np.empty(codes.size, np.int64), np.empty(codes.size, np.int64)
-    count = 0
-    i = 0
-    while i < codes.size:
-        b = min(codes[i], 0xFFFF)
-        if separators[b]:
-            i += 1
-            continue
-        h = (_FNV_OFFSET ^ np.uint64(codes[i])) * _FNV_PRIME
-        j = i + 1
-        if not cjk[b]:
-            while j < codes.size and not separators[min(codes[j], 0xFFFF)] and not cjk[min(codes[j], 0xFFFF)]:
-                h = (h ^ np.uint64(codes[j])) * _FNV_PRIME
-                j += 1
-        sentence[count], ids[count] = sentence_of[i], _finish(h) % buckets
-        count += 1
-        i = j
-    out, indptr = np.empty(count, np.int32), np.zeros(n + 1, np.int64)
-    kept = first = 0
-    while first < count:
-        last = first
-        while last < count and sentence[last] == sentence[first]:
-            last += 1
-        sort_segment(ids, ids, first, last)
-        distinct = 0
-        for x in range(first, last):
-            if distinct < limit and (x == first or ids[x] != ids[x - 1]):
-                out[kept + distinct] = ids[x]
-                distinct += 1
-        kept += distinct
-        indptr[sentence[first] + 1] = distinct
-        first = last
-    return out[:kept].copy(), np.cumsum(indptr)
 
 
 def trigram_ids(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -322,78 +266,55 @@ def _trigrams(codes, sentence_of, buckets):  # pragma: no cover - compiled
 # -- corpus statistics -------------------------------------------------------------------------
 @dataclass
 class CorpusCounts:
-    """Integer statistics of the corpus, mergeable in any order (exact sums).
-
-    ``lexical[s, t]``: co-occurrences of hashed source token s and target token t within a pair;
-    ``trigrams[side]`` / ``contexts[side]``: hashed character-trigram and trigram-prefix counts.
+    """Integer statistics of the corpus, mergeable in any order (exact sums):
+    ``trigrams[side]`` / ``contexts[side]``, hashed character-trigram and trigram-prefix counts.
     """
 
-    lexical: np.ndarray
     trigrams: np.ndarray  # (2, fluency_buckets)
     contexts: np.ndarray  # (2, fluency_buckets)
 
     @classmethod
-    def count(cls, src: list[str], tgt: list[str], lexical_buckets: int, fluency_buckets: int) -> "CorpusCounts":
-        # a cell counts pairs: fewer than 2^16 pairs fit 16 bits (half the bytes a worker sends back); int64 merged
-        lexical = np.zeros((lexical_buckets, lexical_buckets), dtype=np.uint16 if len(src) < 1 << 16 else np.int32)
-        src, tgt = lowered(src), lowered(tgt)
-        s_ids, s_ptr = token_ids(src, lexical_buckets, TOKEN_LIMIT)
-        t_ids, t_ptr = token_ids(tgt, lexical_buckets, TOKEN_LIMIT)
-        _count_cooccurrences(s_ptr, s_ids, t_ptr, t_ids, lexical)
+    def count(cls, src: list[str], tgt: list[str], fluency_buckets: int) -> "CorpusCounts":
         trigrams, contexts = [], []
-        for side in (src, tgt):
+        for side in (lowered(src), lowered(tgt)):
             trigram, context, _ = trigram_ids(side, fluency_buckets)
             trigrams.append(np.bincount(trigram, minlength=fluency_buckets).astype(np.int32))
             contexts.append(np.bincount(context, minlength=fluency_buckets).astype(np.int32))
-        return cls(lexical, np.stack(trigrams), np.stack(contexts))
+        return cls(np.stack(trigrams), np.stack(contexts))
 
     def merge(self, other: "CorpusCounts") -> "CorpusCounts":
         add = lambda a, b: np.add(a, b, dtype=np.int64)  # noqa: E731
-        return CorpusCounts(add(self.lexical, other.lexical), add(self.trigrams, other.trigrams),
-                            add(self.contexts, other.contexts))
+        return CorpusCounts(add(self.trigrams, other.trigrams), add(self.contexts, other.contexts))
 
     def add(self, other: "CorpusCounts") -> "CorpusCounts":
         """``merge`` for a running total the caller owns: int64 sums made by the first merge (workers
-        send 16-bit counts), then added to in place."""
-        if self.lexical.dtype != np.int64:
+        send 32-bit counts), then added to in place."""
+        if self.trigrams.dtype != np.int64:
             return self.merge(other)
         for mine, theirs in zip(self.arrays().values(), other.arrays().values()):
             np.add(mine, theirs, out=mine)
         return self
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {"lexical": self.lexical, "trigrams": self.trigrams, "contexts": self.contexts}
+        return {"trigrams": self.trigrams, "contexts": self.contexts}
 
 
 class CorpusModel:
-    """Translation tables and trigram log-probabilities from :class:`CorpusCounts`.
-
-    p(t | s) = (c(s, t) + a) / (c(s) + a B), p(s | t) likewise (IBM model 1 tables estimated from
-    co-occurrences, Brown et al. 1993, Eq. 4); p(c | ab) = (c(abc) + a) / (c(ab) + a K), K = 256.
-    """
+    """Trigram log-probabilities from :class:`CorpusCounts`: p(c | ab) = (c(abc) + a) / (c(ab) + a K), K = 256."""
 
     smoothing = 0.5
     alphabet = 256
 
     def __init__(self, counts: CorpusCounts):
-        a, lexical = self.smoothing, counts.lexical.astype(np.float64)
-        buckets = lexical.shape[0]
-        self.lexical_buckets, self.fluency_buckets = buckets, counts.trigrams.shape[1]
-        self.tgt_given_src = ((lexical + a) / (lexical.sum(axis=1, keepdims=True) + a * buckets)).astype(np.float32)
-        self.src_given_tgt = ((lexical + a) / (lexical.sum(axis=0, keepdims=True) + a * buckets)).T.astype(np.float32)
+        a = self.smoothing
+        self.fluency_buckets = counts.trigrams.shape[1]
         self.log_trigram = np.log(counts.trigrams + a)
         self.log_context = np.log(counts.contexts + a * self.alphabet)
 
     def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
-        """The CORPUS_FEATURES of each pair, (n, 6) float32."""
-        src, tgt = lowered(src), lowered(tgt)
-        s_ids, s_ptr = token_ids(src, self.lexical_buckets, TOKEN_LIMIT)
-        t_ids, t_ptr = token_ids(tgt, self.lexical_buckets, TOKEN_LIMIT)
-        floor = np.log(1.0 / self.lexical_buckets)
-        tgt_scores = _lexical_scores(s_ptr, s_ids, t_ptr, t_ids, self.tgt_given_src, floor)
-        src_scores = _lexical_scores(t_ptr, t_ids, s_ptr, s_ids, self.src_given_tgt, floor)
-        fluency = [self.fluency(side, i) for i, side in enumerate((src, tgt))]
-        return np.column_stack([tgt_scores, src_scores, *fluency]).astype(np.float32)
+        """The CORPUS_FEATURES of each pair, (n, 2) float32."""
+        fluency = [self.fluency(lowered(side), i) for i, side in enumerate((src, tgt))]
+        return np.column_stack(fluency).astype(np.float32)
 
     def fluency(self, text: tuple, side: int) -> np.ndarray:
         """Mean log p(c | ab) over each sentence's character trigrams (log 1/K without any)."""
@@ -402,39 +323,3 @@ class CorpusModel:
         n = text[2]
         total, count = np.bincount(sentence, log_p, minlength=n), np.bincount(sentence, minlength=n)
         return np.where(count > 0, total / np.maximum(count, 1), np.log(1.0 / self.alphabet))
-
-
-@numba.njit(cache=True, nogil=True)
-def _count_cooccurrences(s_ptr, s_ids, t_ptr, t_ids, counts):  # pragma: no cover - compiled
-    for r in range(len(s_ptr) - 1):
-        for a in range(s_ptr[r], s_ptr[r + 1]):
-            row = counts[s_ids[a]]
-            for b in range(t_ptr[r], t_ptr[r + 1]):
-                row[t_ids[b]] += 1
-
-
-@numba.njit(cache=True, nogil=True)
-def _lexical_scores(s_ptr, s_ids, t_ptr, t_ids, table, floor):  # pragma: no cover - compiled
-    """Mean over target tokens t of log max_s p(t|s) and of log mean_s p(t|s) (IBM-1)."""
-    n = len(s_ptr) - 1
-    out = np.empty((n, 2))
-    for r in range(n):
-        if t_ptr[r + 1] == t_ptr[r] or s_ptr[r + 1] == s_ptr[r]:
-            out[r, 0] = floor
-            out[r, 1] = floor
-            continue
-        best_total, mean_total = 0.0, 0.0
-        for b in range(t_ptr[r], t_ptr[r + 1]):
-            t = t_ids[b]
-            best, total = 0.0, 0.0
-            for a in range(s_ptr[r], s_ptr[r + 1]):
-                p = table[s_ids[a], t]
-                total += p
-                if p > best:
-                    best = p
-            best_total += np.log(best)
-            mean_total += np.log(total / (s_ptr[r + 1] - s_ptr[r]))
-        count = t_ptr[r + 1] - t_ptr[r]
-        out[r, 0] = best_total / count
-        out[r, 1] = mean_total / count
-    return out

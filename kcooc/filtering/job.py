@@ -229,7 +229,7 @@ def screen_task(ctx: FilterContext, task: Task) -> Screened:
         sample = (priorities[keep], task.offset + passing[keep], *stack_blocks(encoded)) if encoded else None
     if ctx.learned is not None and passing.size and ctx.learned.classifier is None:  # learning: count and sample
         src, tgt = [task.src[i] for i in passing], [task.tgt[i] for i in passing]
-        counts = CorpusCounts.count(src, tgt, cfg.learn.lexical_buckets, cfg.learn.fluency_buckets)
+        counts = CorpusCounts.count(src, tgt, cfg.learn.fluency_buckets)
         priorities = sample_priorities(task.offset + passing, cfg.seed)
         keep = lowest(priorities, task.text_bound, cfg.learn.sample)
         texts = (priorities[keep], task.offset + passing[keep], np.array(src, dtype=object)[keep],

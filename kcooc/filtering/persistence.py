@@ -41,25 +41,28 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, learned:
     for key, value in (("src_lang", src_lang), ("tgt_lang", tgt_lang)):
         _require(header.get(key) == value, f"{path} was trained with --{key.replace('_', '-')} "
                  f"{header.get(key)}; this run has {value}")
+    names = header.get("features")
+    if names != learned.names:  # first: a model of another version may hold parts this one does not know
+        names = names if isinstance(names, list) else []
+        missing, extra = sorted(set(learned.names) - set(names)), sorted(set(names) - set(learned.names))
+        raise InputError(f"{path}: its features are not this run's (missing: {', '.join(missing) or '-'}; not used: "
+                         f"{', '.join(extra) or '-'}): a model saved by another kcooc version or with other "
+                         "languages or learn.languages; train it again with --save-model")
     part = lambda prefix: {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}  # noqa: E731
     try:
         model = PHSIC.from_artifact({"model": header["phsic"], "config": header["config"]}, part("phsic_"))
         counts = CorpusCounts(**part("counts_"))
         alignment = AlignmentModel.from_arrays(part("alignment_"))
         classifier = PairClassifier.from_state(header["classifier"], part("classifier_"))
-        names, encoders = header["features"], header["encoders"]
+        encoders = header["encoders"]
     except (KeyError, TypeError) as exc:
         raise InputError(f"{path}: incomplete filter model ({exc})") from None
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
-    buckets = counts.lexical.shape
-    _require(len(buckets) == 2 and buckets[0] == buckets[1] and counts.trigrams.shape == counts.contexts.shape
-             and counts.trigrams.ndim == 2 and counts.trigrams.shape[0] == 2, f"{path}: corpus counts have bad shapes")
-    missing, extra = sorted(set(learned.names) - set(names or [])), sorted(set(names or []) - set(learned.names))
-    _require(names == learned.names == classifier.names and isinstance(encoders, list),
-             f"{path}: its features are not this run's (missing: {', '.join(missing) or '-'}; not used: "
-             f"{', '.join(extra) or '-'}): a model saved by another kcooc version or with other languages or "
-             "learn.languages; train it again with --save-model")
+    _require(counts.trigrams.shape == counts.contexts.shape and counts.trigrams.ndim == 2
+             and counts.trigrams.shape[0] == 2, f"{path}: corpus counts have bad shapes")
+    _require(classifier.names == names and isinstance(encoders, list), f"{path}: its classifier's features are not "
+             "the model's")
     learned.counts, learned.alignment, learned.classifier = counts, alignment, classifier
     learned.validation = header.get("validation")
     return header, model

@@ -66,7 +66,7 @@ class FeatureExtractor:
         return np.hstack(columns)
 
     def statistical(self, src: list[str], tgt: list[str], X, Y) -> np.ndarray:
-        """PHSIC of the encoded pairs, the corpus-statistics and the alignment features, (n, 12) float32."""
+        """PHSIC of the encoded pairs, the fluency and the alignment features, (n, 8) float32."""
         return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt),
                                 self.alignment.features(src, tgt)])
 
