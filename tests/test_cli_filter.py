@@ -281,7 +281,7 @@ def test_learned_model_is_validated(tmp_path):
     artifact.save(str(tmp_path / "older.npz"), "filter", arrays, older)
     old, _ = learned_run(tmp_path, "--model", tmp_path / "older.npz", name="b.tsv", check=False)
     assert old.returncode == 2 and "not used: lexical_src_avg" in old.stderr and "--save-model" in old.stderr
-    del arrays["counts_lexical"]
+    del arrays["counts_trigrams"]
     artifact.save(str(tmp_path / "bad2.npz"), "filter", arrays, {k: v for k, v in header.items() if k not in (
         "kind", "format_version", "kcooc_version")})
     bad, _ = learned_run(tmp_path, "--model", tmp_path / "bad2.npz", name="b.tsv", check=False)
