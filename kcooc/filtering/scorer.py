@@ -2,7 +2,7 @@
 
 A logistic regression on the standardised features z (plus the distance of each length ratio
 from its clean median, so that too long and too short both count against a pair), their squares
-and pairwise products (a quadratic decision function: interactions such as "a low lexical score
+and pairwise products (a quadratic decision function: interactions such as "a low alignment score
 matters less on a short pair"), trained on a seeded sample of the corpus's own pairs (clean)
 against their synthetic noisy copies (noise.py), with a held-out share to report accuracy and
 ROC-AUC. Optionally (``train(detectors=True)``, config ``learn.detectors``) one such regression per
@@ -11,9 +11,9 @@ numbers), each against its family alone, their log-odds combined as the clean cl
 a pair is clean only when no detector fires. With a declared target language the
 probability is multiplied by a language gate that trusts the identifier as much as it proved
 reliable on clean pairs of that length (see PairClassifier); the source side's posterior is one
-of the regression's inputs. The strongest reason a pair scored low is the gated language, or
-(in the detector that fired most) the feature whose value, set to the average clean pair's, lowers
-that detector's log-odds most.
+of the regression's inputs and, with ``source_language_prior``, a gentler gate. The strongest
+reason a pair scored low is a gated language, or (in the detector that fired most) the feature
+whose value, set to the average clean pair's, lowers that detector's log-odds most.
 """
 
 from __future__ import annotations
@@ -237,6 +237,8 @@ class PairClassifier:
         clean = labels == 0
         present = np.unique(labels[~clean])
         self.detectors_ = [self.detectors[k - 1] for k in present]  # the noise classes seen in training
+        if len(self.expanded_names) > 255:  # weakest is stored as uint8: refused before any fitting
+            raise InputError(f"{len(self.detectors_)} detectors x {len(self.input_names)} inputs are too many reasons")
         self.medians_ = np.median(np.asarray(F, dtype=np.float64)[clean][:, self.deviation_columns], axis=0)
         Z = self._expand(F)
         self.mean_, self.scale_ = Z.mean(axis=0), Z.std(axis=0)
@@ -251,8 +253,6 @@ class PairClassifier:
             # one detector: every row, without a copy of the expanded terms
             w, b = fit_logistic(terms if rows.all() else terms[rows], clean[rows], self.regularization, start=first)
             self.coef_[k], self.intercept_[k] = -w, -b
-        if len(self.expanded_names) > 255:  # weakest is stored as uint8
-            raise InputError(f"{len(self.detectors_)} detectors x {len(self.input_names)} inputs are too many reasons")
         self.reference_ = Z[clean].mean(axis=0)  # the average clean pair, standardised
         F = np.asarray(F, np.float64)[clean]
         buckets = self._length_buckets(F)
