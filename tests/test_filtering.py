@@ -230,6 +230,7 @@ from kcooc.encoders import _SEPARATORS, mix64  # noqa: E402
 from kcooc.filtering import features as feat  # noqa: E402
 from kcooc.filtering.alignment import DIAGONALS, AlignmentModel, token_sequences  # noqa: E402
 from kcooc.filtering.alignment import TOKEN_LIMIT as ALIGNMENT_TOKEN_LIMIT  # noqa: E402
+from kcooc.filtering import spelled_numbers as spelled  # noqa: E402
 from kcooc.filtering.mismatch import mismatch_features  # noqa: E402
 from kcooc.filtering.noise import MINHASHES, NOISE_FAMILIES, NOISE_KINDS, similar_partners, synthesize  # noqa: E402
 from kcooc.filtering.scorer import PairClassifier, train  # noqa: E402
@@ -258,9 +259,34 @@ def naive_item_list(sentence, kind):
     return feat.PATTERNS[kind].findall(sentence)
 
 
-def naive_items(sentence, kind):
+def naive_spelled(sentence):
+    """The numbers a sentence spells out, word by word: German compounds by their first number word,
+    Han numerals character by character."""
+    values = []
+    for word in re.findall(r"\w+", sentence.lower()):
+        stem = [v for v, start in spelled._GERMAN_STEMS.items() if word.startswith(start)]
+        values += stem or [v for v, words in spelled._WORDS.items() if word in words.split()]
+    return values + [spelled._HAN[c] for c in sentence if c in spelled._HAN]
+
+
+def naive_pair_numbers(s, t):
+    """Both sides' numbers (multisets of digit strings), each completed by the numbers it spells out
+    and the other side has in digits more often."""
+    from collections import Counter
+
+    digits = [Counter(naive_item_list(side, "numbers")) for side in (s, t)]
+    completed = []
+    for side, (text, other) in enumerate(((s, digits[1]), (t, digits[0]))):
+        mine = Counter(digits[side])
+        for value, count in Counter(map(str, naive_spelled(text))).items():
+            mine[value] += min(count, max(other[value] - digits[side][value], 0))
+        completed.append(+mine)  # without the zero counts
+    return completed
+
+
+def naive_items(sentence, kind, other=None):
     if kind == "numbers":
-        return set(naive_item_list(sentence, kind))
+        return set(naive_pair_numbers(sentence, other)[0]) if other is not None else set(naive_item_list(sentence, kind))
     if kind == "capitals":
         tokens, current = [], ""
         for c in sentence + " ":
@@ -289,7 +315,8 @@ def naive_pair_features(s, t):
     high = sum(map(max, ps, pt))
     return [math.log1p(len(s)), math.log1p(len(t)), math.log1p(len(t)) - math.log1p(len(s)),
             math.log1p(len(t.split())) - math.log1p(len(s.split())),
-            *[agreement(naive_items(s, k), naive_items(t, k)) for k in feat.AGREEMENT],
+            agreement(*map(set, naive_pair_numbers(s, t))),
+            *[agreement(naive_items(s, k), naive_items(t, k)) for k in feat.AGREEMENT[1:]],
             sum(map(min, ps, pt)) / high if high else 1.0, float(ending(s) == ending(t))]
 
 
@@ -357,12 +384,37 @@ def test_mismatch_features_equal_a_multiset_reference(pair):
             rows = [line.rstrip("\n").split("\t") for line in f]
         src, tgt = [r[0] for r in rows] + src, [r[1] for r in rows] + tgt
     src, tgt = src + ["%qs and %qs at 1,000", "%s"], tgt + ["%qs und bei 1.000 1.000", ""]
-    got = mismatch_features(feat.side_items(src, TextStats(src)), feat.side_items(tgt, TextStats(tgt)), len(src))
-    expected = [[math.log1p(sum(((Counter(naive_item_list(s, kind)) - Counter(naive_item_list(t, kind)))
-                                 + (Counter(naive_item_list(t, kind)) - Counter(naive_item_list(s, kind)))).values()))
-                 for kind in ("numbers", "placeholders")] for s, t in zip(src, tgt)]
-    np.testing.assert_allclose(got, np.array(expected), rtol=1e-6)
-    assert got[-2].tolist() == pytest.approx([math.log(3), math.log(2)]) and got[-1].tolist() == pytest.approx([0, math.log(2)])
+    got = mismatch_features(*feat.pair_items(src, tgt, TextStats(src), TextStats(tgt)), len(src))
+    expected = []
+    for s, t in zip(src, tgt):
+        numbers = naive_pair_numbers(s, t)
+        placeholders = [Counter(naive_item_list(side, "placeholders")) for side in (s, t)]
+        expected.append([float(a != b) for a, b in (numbers, placeholders)])
+    np.testing.assert_array_equal(got, np.array(expected))
+    assert got[-2].tolist() == [1, 1] and got[-1].tolist() == [0, 1]
+    assert got.sum(axis=0)[0] < got.shape[0] - 2  # most pairs agree
+
+
+SPELLED_PAIRS = [  # (source, target, numbers mismatch, numbers agreement)
+    ("Returns the product of two arrays.", "2つの行列の積を返します。", 0, 1),
+    ("Returns the product of two arrays.", "5つの行列の積を返します。", 1, 0),  # a changed digit stays a mismatch
+    ("Draw 2D chemical formulas", "二次元化学公式を表示", 0, 1),
+    ("stack size must be an exact power of 2", "Stapelgröße muss eine exakte Zweierpotenz sein", 0, 1),
+    ("dockapp that displays 3 top processes", "appliquette affichant les trois plus importants processus", 0, 1),
+    ("Ignore 'D' in column one in fixed form.", "Ignorer « D » dans la colonne 1 du format fixe.", 0, 1),
+    ("one of 3 and 3", "eins von drei und 3", 0, 1),  # one 3 in digits, one spelled
+    ("one of 3 and 3", "eins von 3", 1, 1),  # a 3 missing (the sets agree); the word "eins" does not count alone
+    ("one of 3 and 3", "eins von 4", 1, 0),
+    ("two columns", "zwei Spalten", 0, 1),  # words on both sides: no numbers at all
+]
+
+
+@pytest.mark.parametrize("src, tgt, mismatch, agreement", SPELLED_PAIRS)
+def test_numbers_spelled_on_one_side_agree_with_digits_on_the_other(src, tgt, mismatch, agreement):
+    for s, t in ((src, tgt), (tgt, src)):  # either side may spell
+        stats = TextStats([s]), TextStats([t])
+        assert mismatch_features(*feat.pair_items([s], [t], *stats), 1)[0, 0] == mismatch
+        assert feat.pair_features([s], [t], *stats)[0, 4] == agreement
 
 
 def naive_hash(text):

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..encoders import _SEPARATORS, _mix, sort_segment
 from ..text import TextStats, code_points
+from .spelled_numbers import complete_numbers
 
 AGREEMENT = ("numbers", "placeholders", "urls", "capitals")
 PAIR_FEATURES = ("src_chars", "tgt_chars", "char_ratio", "word_ratio", *AGREEMENT, "punctuation", "ending")
@@ -40,7 +41,7 @@ PATTERNS = {
 }
 _DIGIT_VALUE = np.array([int(chr(c)) if chr(c).isdecimal() else -1 for c in range(1 << 16)], dtype=np.int32)
 # Punctuation classes, full-width and CJK forms mapped onto their ASCII class.
-_PUNCTUATION_CLASSES = [".。．", ",、，", ":：", ";；", "!！", "?？", "(（", ")）", "\"'「」『』“”‘’«»„",
+_PUNCTUATION_CLASSES = [".。．｡", ",、，､", ":：", ";；", "!！", "?？", "(（", ")）", "\"'「」『』“”‘’«»„",
                         "%％", "-–—", "/／"]
 
 
@@ -64,7 +65,7 @@ def pair_features(src: list[str], tgt: list[str], s: TextStats, t: TextStats, it
     ``items``: the sides' ``side_items`` if the caller has them already."""
     columns = [np.log1p(s.lengths), np.log1p(t.lengths), np.log1p(t.lengths) - np.log1p(s.lengths),
                np.log1p(t.words) - np.log1p(s.words)]
-    src_items, tgt_items = items or (side_items(src, s), side_items(tgt, t))
+    src_items, tgt_items = items or pair_items(src, tgt, s, t)
     columns += [item_agreement(src_items[kind], tgt_items[kind], len(src)) for kind in AGREEMENT]
     columns += [punctuation_agreement(s, t), ending_agreement(s, t)]
     return np.stack(columns, axis=1).astype(np.float32)
@@ -88,6 +89,21 @@ def side_items(sentences: list[str], stats: TextStats) -> dict[str, tuple[np.nda
                 hashes.append(zlib.crc32(match.group().encode("utf-8", "surrogatepass")))
         items[kind] = (np.array(positions, dtype=np.int64), np.array(hashes, dtype=np.int64))
     return items
+
+
+def pair_items(src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> tuple[dict, dict]:
+    """``side_items`` of both sides, each side's numbers completed by those the other side writes in
+    digits and this one spells out (spelled_numbers.complete_numbers)."""
+    items = side_items(src, s), side_items(tgt, t)
+    items[0]["numbers"], items[1]["numbers"] = complete_numbers(src, tgt, items[0]["numbers"], items[1]["numbers"])
+    return items
+
+
+def number_hashes(digit_strings: list[str]) -> np.ndarray:
+    """The hash ``side_items`` gives each of these digit strings (one number each)."""
+    stats = TextStats(digit_strings)
+    (_, hashes), _, _ = _scan_items(stats.codes, stats.lengths, _DIGIT_VALUE, _SEPARATORS)
+    return hashes
 
 
 def matched_items(sentences: list[str], stats: TextStats, kind: str) -> tuple[np.ndarray, np.ndarray]:

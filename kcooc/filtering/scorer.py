@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import InputError
 from ..text import TextStats
 from .alignment import ALIGNMENT_FEATURES, AlignmentModel
-from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features, side_items
+from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features, pair_items
 from .mismatch import MISMATCH_FEATURES, mismatch_features
 from .noise import NOISE_FAMILIES, NOISE_KINDS, synthesize
 
@@ -59,7 +59,7 @@ class FeatureExtractor:
     def pair(self, src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
         """The per-pair features (lengths, agreement, mismatch, language ID), float32 (one row per pair);
         ``s``, ``t``: the sides' text statistics."""
-        items = side_items(src, s), side_items(tgt, t)
+        items = pair_items(src, tgt, s, t)
         columns = [pair_features(src, tgt, s, t, items), mismatch_features(*items, len(src))]
         for side, code in zip(self.sides, self.languages):
             columns.append(self.identifier.probability((src, tgt)[side], code).astype(np.float32)[:, None])
