@@ -387,7 +387,14 @@ def evaluate_pair(lang: str, args) -> dict:
         timed("length ratio (chars)", lambda: length_ratio_scores(src, tgt))
         scores, _, seconds = run_kcooc(corpus, workdir, "phsic", {**phsic, "rules": RULES_OFF}, phsic_options)
         results["kcooc pure PHSIC (hashing, cos)"] = {**detection(scores, kind, args.rate), "seconds": seconds}
-    if learned:
+    if learned and args.learned_only:  # a development run: the mean over the scorer's own training seeds
+        runs = []
+        for seed in range(args.train_seeds):
+            scores, _, seconds = run_kcooc(corpus, workdir, "learned", {"rules": RULES_OFF}, languages + ["--seed", str(seed)])
+            runs.append({**detection(scores, kind, args.rate), "seconds": seconds})
+        results["kcooc learned (default)"] = {key: float(np.mean([r[key] for r in runs])) for key in runs[0]}
+        results["kcooc learned (default)"]["auc_sd"] = float(np.std([r["auc"] for r in runs]))
+    elif learned:
         scores, _, seconds = run_kcooc(corpus, workdir, "learned", {"rules": RULES_OFF}, languages)
         results["kcooc learned (default)"] = {**detection(scores, kind, args.rate), "seconds": seconds}
     if args.learned_only:
@@ -435,6 +442,9 @@ def main() -> None:
                         help="rewrite --out from the numbers the last run saved in --workdir (after editing the notes)")
     parser.add_argument("--learned-only", action="store_true",
                         help="development runs: score with the learned row alone and print it (no other rows, no --out)")
+    parser.add_argument("--train-seeds", type=int, default=1,
+                        help="with --learned-only: train the learned scorer with --seed 0..N-1 and print the mean "
+                             "(its synthetic noise is random: one seed's AUC moves by about +-.005)")
     args = parser.parse_args()
     saved = os.path.join(args.workdir, "results.json")
     if args.report_only:
@@ -465,7 +475,8 @@ def print_learned(evaluations: dict, seconds: float) -> None:
     print("| pair | AUC | P = R | " + " | ".join(KINDS) + " |")
     for lang, r in rows.items():
         print(f"| en-{lang} | {fmt(r['auc'])} | {fmt(r['precision'])} | " + " | ".join(fmt(r[k]) for k in KINDS) + " |")
-    print(f"mean AUC {np.mean([r['auc'] for r in rows.values()]):.3f} ({seconds / 60:.1f} min)")
+    print(f"mean AUC {np.mean([r['auc'] for r in rows.values()]):.3f}; sd over training seeds "
+          + " / ".join(f"{r['auc_sd']:.3f}" for r in rows.values()) + f" ({seconds / 60:.1f} min)")
 
 
 def fmt(value: float) -> str:

@@ -256,7 +256,12 @@ def naive_item_list(sentence, kind):
     if kind == "numbers":
         normal = "".join(str(int(c)) if c.isdecimal() and ord(c) < 0x10000 else c for c in sentence)
         return re.findall(r"[0-9]+", normal)
-    return feat.PATTERNS[kind].findall(sentence)
+    return [naive_canonical(m.group()) for m in feat.PATTERNS[kind].finditer(sentence)]
+
+
+def naive_canonical(placeholder):
+    """GCC's quote flag (%qs = %<%s%>) and location flag (%+D) do not make another placeholder."""
+    return re.sub(r"^%[q+]+", "%", placeholder)
 
 
 def naive_spelled(sentence):
@@ -297,7 +302,7 @@ def naive_items(sentence, kind, other=None):
             else:
                 current += c
         return {t for t in tokens[1:] if "A" <= t[0] <= "Z"}
-    return set(feat.PATTERNS[kind].findall(sentence))
+    return set(naive_item_list(sentence, kind))
 
 
 def naive_pair_features(s, t):
@@ -349,7 +354,7 @@ def naive_item_hashes(sentence, kind):
         return {naive_hash(item) for item in naive_items(sentence, kind)}
     if kind == "urls" and "/" not in sentence and "@" not in sentence:
         return set()
-    return {zlib.crc32(m.group().encode("utf-8", "surrogatepass")) for m in feat.PATTERNS[kind].finditer(sentence)}
+    return {zlib.crc32(item.encode("utf-8", "surrogatepass")) for item in naive_item_list(sentence, kind)}
 
 
 @pytest.mark.parametrize("pair", ["en-ja", "en-de"])
@@ -393,6 +398,26 @@ def test_mismatch_features_equal_a_multiset_reference(pair):
     np.testing.assert_array_equal(got, np.array(expected))
     assert got[-2].tolist() == [1, 1] and got[-1].tolist() == [0, 1]
     assert got.sum(axis=0)[0] < got.shape[0] - 2  # most pairs agree
+
+
+GCC_AND_MARKUP_PAIRS = [  # (source, target, placeholders agree)
+    ("-fdoc-inc=<file> Include a Ddoc macro <file>.", "-fdoc-inc=<Datei> Eine Ddoc-Makro-Datei <Datei> inkludieren.", True),
+    ("don%'t support DSP extension instructions", "Erweiterungsbefehle für DSPs nicht unterstützen", True),
+    ("include %qs translated to import", "%<include %s%> wurde übersetzt zu »import«", True),
+    ("definition of explicitly-defaulted %q+D", "définition de %qD explicitement par défaut", True),
+    ("either -fopenacc or -fopenmp must be set", "entweder %<-fopenacc%> oder %<-fopenmp%> muss angegeben sein", True),
+    ("Open <b>bold</b> text", "<b>太字</b>のテキストを開く", True),
+    ("Open <b>bold</b> text", "<b>太字のテキストを開く", False),  # a tag dropped
+    ("See <ahelp hid=\".\">Cells</ahelp> and <br/>", "<ahelp hid=\".\">セル</ahelp>を参照", False),
+    ("Delete %qs", "%qd を削除", False),
+]
+
+
+@pytest.mark.parametrize("src, tgt, agree", GCC_AND_MARKUP_PAIRS)
+def test_placeholders_ignore_gcc_quotes_apostrophes_and_localised_metavariables(src, tgt, agree):
+    stats = TextStats([src]), TextStats([tgt])
+    assert mismatch_features(*feat.pair_items([src], [tgt], *stats), 1)[0, 1] == (0 if agree else 1)
+    assert (feat.pair_features([src], [tgt], *stats)[0, 5] == 1) == agree
 
 
 SPELLED_PAIRS = [  # (source, target, numbers mismatch, numbers agreement)
@@ -503,7 +528,7 @@ def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():
             assert (ns == s and nt.startswith(t) and nt[len(t):].strip() in tgt) != (
                 nt == t and ns.startswith(s) and ns[len(s):].strip() in src)
         elif kind == "placeholders_changed":
-            found, now = (feat.PATTERNS["placeholders"].findall(x) for x in (t, nt))
+            found, now = ([m.group() for m in feat.PATTERNS["placeholders"].finditer(x)] for x in (t, nt))
             assert ns == s and (not now or sorted(now) != sorted(found)) and (found or now == ["%s"])
         else:
             assert ns == s and nt != t

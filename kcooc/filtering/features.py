@@ -33,12 +33,25 @@ LANGUAGE_FEATURES = ("src_lang", "tgt_lang")
 CORPUS_FEATURES = ("fluency_src", "fluency_tgt")
 
 PATTERNS = {
-    # printf with length modifiers and GCC's %q/%< %>, %NAME (LibreOffice), {0}, $VAR, markup, entities
-    "placeholders": re.compile(r"%(?:\([^)\s]+\))?\d*\$?[-+#0']*\d*(?:\.\d+)?[hlLqjztw]*[A-Za-z][A-Z0-9_]*|%[<>]"
-                               r"|%\d+\$?[sd]?|\{[\w.:!]*\}"
-                               r"|\$\{?[A-Za-z0-9_]+\}?|</?[A-Za-z][\w-]*[^<>]*>|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);"),
+    # printf with length modifiers and GCC's flags (%qs quoted, %q+D), %NAME (LibreOffice), {0}, $VAR, markup
+    # tags (with attributes, closing, self-closing, <br>, or opening a tag the sentence closes), entities.
+    # Not placeholders: GCC's %' (an apostrophe: don%'t) and %< %> (quotes, which translators add and
+    # drop), and a bare <word> nothing closes (GCC's metavariables: <number>, which translators localise).
+    "placeholders": re.compile(r"%(?:\([^)\s]+\))?\d*\$?[-+#0q]*\d*(?:\.\d+)?[hlLjztw]*[A-Za-z][A-Z0-9_]*"
+                               r"|%\d+\$?[sd]?|\{[\w.:!]*\}|\$\{?[A-Za-z0-9_]+\}?"
+                               r"|(?<!%)(?:<(?P<tag>[A-Za-z][\w-]*)>(?=.*</(?P=tag)>)|</[A-Za-z][\w-]*\s*>"
+                               r"|<[A-Za-z][\w-]*(?:\s[^<>]*)?/>|<[A-Za-z][\w-]*\s[^<>]*>|<(?:br|hr)>)"
+                               r"|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);"),
     "urls": re.compile(r"(?:https?|ftp)://[^\s<>\"]+|www\.[^\s<>\"]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
 }
+
+
+def canonical_item(text: str) -> str:
+    """A placeholder as compared between the sides: GCC's quote and location flags dropped, so
+    ``%qs``, ``%s`` and ``%<%s%>`` agree, as do ``%q+D`` and ``%qD``."""
+    return text.replace("%q", "%").replace("%+", "%")
+
+
 _DIGIT_VALUE = np.array([int(chr(c)) if chr(c).isdecimal() else -1 for c in range(1 << 16)], dtype=np.int32)
 # Punctuation classes, full-width and CJK forms mapped onto their ASCII class.
 _PUNCTUATION_CLASSES = [".。．｡", ",、，､", ":：", ";；", "!！", "?？", "(（", ")）", "\"'「」『』“”‘’«»„",
@@ -86,7 +99,7 @@ def side_items(sentences: list[str], stats: TextStats) -> dict[str, tuple[np.nda
         for index in np.flatnonzero(flags[:, column]).tolist():
             for match in PATTERNS[kind].finditer(sentences[index]):
                 positions.append(index)
-                hashes.append(zlib.crc32(match.group().encode("utf-8", "surrogatepass")))
+                hashes.append(zlib.crc32(canonical_item(match.group()).encode("utf-8", "surrogatepass")))
         items[kind] = (np.array(positions, dtype=np.int64), np.array(hashes, dtype=np.int64))
     return items
 

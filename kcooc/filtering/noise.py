@@ -93,7 +93,7 @@ def _join(text: str, other: str) -> str:
 
 
 def _change_placeholders(tgt: str, rng: np.random.Generator) -> str:
-    found = PATTERNS["placeholders"].findall(tgt)
+    found = [match.group() for match in PATTERNS["placeholders"].finditer(tgt)]
     if found and rng.random() < 0.5:
         return " ".join(PATTERNS["placeholders"].sub(" ", tgt).split())
     units, joiner = _units(tgt)
