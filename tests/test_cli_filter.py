@@ -281,6 +281,10 @@ def test_learned_model_is_validated(tmp_path):
     artifact.save(str(tmp_path / "older.npz"), "filter", arrays, older)
     old, _ = learned_run(tmp_path, "--model", tmp_path / "older.npz", name="b.tsv", check=False)
     assert old.returncode == 2 and "not used: lexical_src_avg" in old.stderr and "--save-model" in old.stderr
+    unversioned = {k: v for k, v in header.items() if k not in ("kind", "format_version", "kcooc_version", "feature_version")}
+    artifact.save(str(tmp_path / "v1.npz"), "filter", arrays, unversioned)  # as saved before the features had versions
+    v1, _ = learned_run(tmp_path, "--model", tmp_path / "v1.npz", name="b.tsv", check=False)
+    assert v1.returncode == 2 and "features are version 1" in v1.stderr and "--save-model" in v1.stderr
     del arrays["counts_trigrams"]
     artifact.save(str(tmp_path / "bad2.npz"), "filter", arrays, {k: v for k, v in header.items() if k not in (
         "kind", "format_version", "kcooc_version")})

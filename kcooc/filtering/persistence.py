@@ -18,6 +18,10 @@ from .job import LearnedScorer
 from .scorer import PairClassifier
 
 KIND = "filter"
+# Raised whenever a feature's definition changes under the same name (2: numbers spelled out on the other
+# side, the mismatches as indicators, GCC placeholders), so a model is never scored with features it was
+# not trained on.
+FEATURE_VERSION = 2
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
@@ -32,7 +36,7 @@ def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], le
     artifact.save(path, KIND, arrays, {
         "config": config, "encoders": encoders, "data_sha256": data_hash, "phsic": phsic_params,
         "classifier": classifier_params, "features": learned.names, "src_lang": config["src_lang"],
-        "tgt_lang": config["tgt_lang"], "validation": learned.validation})
+        "tgt_lang": config["tgt_lang"], "validation": learned.validation, "feature_version": FEATURE_VERSION})
 
 
 def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, learned: LearnedScorer) -> tuple[dict, PHSIC]:
@@ -42,6 +46,9 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, learned:
         _require(header.get(key) == value, f"{path} was trained with --{key.replace('_', '-')} "
                  f"{header.get(key)}; this run has {value}")
     names = header.get("features")
+    if header.get("feature_version", 1) != FEATURE_VERSION:
+        raise InputError(f"{path}: its features are version {header.get('feature_version', 1)}, this kcooc computes "
+                         f"version {FEATURE_VERSION}: train it again with --save-model")
     if names != learned.names:  # first: a model of another version may hold parts this one does not know
         names = names if isinstance(names, list) else []
         missing, extra = sorted(set(learned.names) - set(names)), sorted(set(names) - set(learned.names))
