@@ -255,13 +255,17 @@ def naive_item_list(sentence, kind):
     """Numbers (as ASCII digit strings) or placeholders of a sentence, each as often as it occurs."""
     if kind == "numbers":
         normal = "".join(str(int(c)) if c.isdecimal() and ord(c) < 0x10000 else c for c in sentence)
-        return re.findall(r"[0-9]+", normal)
+        return re.findall(r"[0-9]+", re.sub(r"%[0-9]+\$", "%$", normal))  # not the position of %1$s
     return [naive_canonical(m.group()) for m in feat.PATTERNS[kind].finditer(sentence)]
 
 
 def naive_canonical(placeholder):
-    """GCC's quote flag (%qs = %<%s%>) and location flag (%+D) do not make another placeholder."""
-    return re.sub(r"^%[q+]+", "%", placeholder)
+    """The argument position (%2$s) and GCC's quote flag (%qs = %<%s%>) and location flag (%+D) do not
+    make another placeholder."""
+    if placeholder.startswith("%"):
+        placeholder = "%" + placeholder[1:].lstrip("0123456789$") if "$" in placeholder[:5] else placeholder
+        return "%" + placeholder[1:].lstrip("q+")
+    return placeholder
 
 
 def naive_spelled(sentence):
@@ -410,6 +414,7 @@ GCC_AND_MARKUP_PAIRS = [  # (source, target, placeholders agree)
     ("Open <b>bold</b> text", "<b>太字のテキストを開く", False),  # a tag dropped
     ("See <ahelp hid=\".\">Cells</ahelp> and <br/>", "<ahelp hid=\".\">セル</ahelp>を参照", False),
     ("Delete %qs", "%qd を削除", False),
+    ("File %qs opened at %C is not a module", "Bei %2$C geöffnete Datei %1$qs ist kein Modul", True),
 ]
 
 
@@ -431,6 +436,7 @@ SPELLED_PAIRS = [  # (source, target, numbers mismatch, numbers agreement)
     ("one of 3 and 3", "eins von 3", 1, 1),  # a 3 missing (the sets agree); the word "eins" does not count alone
     ("one of 3 and 3", "eins von 4", 1, 0),
     ("two columns", "zwei Spalten", 0, 1),  # words on both sides: no numbers at all
+    ("%qs at %L uses %d", "%2$L: %1$qs verwendet %3$d", 0, 1),  # argument positions are no numbers
 ]
 
 

@@ -46,10 +46,14 @@ PATTERNS = {
 }
 
 
+_POSITION_AND_GCC_FLAGS = re.compile(r"(?<=^%)(?:\d+\$)?[q+]*")
+
+
 def canonical_item(text: str) -> str:
-    """A placeholder as compared between the sides: GCC's quote and location flags dropped, so
-    ``%qs``, ``%s`` and ``%<%s%>`` agree, as do ``%q+D`` and ``%qD``."""
-    return text.replace("%q", "%").replace("%+", "%")
+    """A placeholder as compared between the sides: its argument position (translators reorder
+    arguments: ``%2$L``) and GCC's quote and location flags dropped, so ``%qs``, ``%s``, ``%1$qs``
+    and ``%<%s%>`` agree, as do ``%q+D`` and ``%qD``."""
+    return _POSITION_AND_GCC_FLAGS.sub("", text, count=1)
 
 
 _DIGIT_VALUE = np.array([int(chr(c)) if chr(c).isdecimal() else -1 for c in range(1 << 16)], dtype=np.int32)
@@ -137,7 +141,7 @@ def _finish(h):  # pragma: no cover - compiled; the 32-bit end of the span hash
 @numba.njit(cache=True, nogil=True)
 def _scan_items(codes, lengths, digit_value, separators):  # pragma: no cover - compiled
     """Over sentences joined by one separator each: (sentence, hash) of every maximal run of
-    decimal digits (hashed as ASCII digits) and of every token (maximal run of non-separators)
+    decimal digits (hashed as ASCII digits; not the argument number of a positional ``%1$s``) and of every token (maximal run of non-separators)
     that starts with A-Z and is not its sentence's first; and per sentence two flags: it holds
     one of ``%{$<&`` (placeholders); it holds ``@`` or ``://``, or both ``www.`` and ``/`` (URLs
     and e-mail addresses: a sentence needs ``/`` or ``@`` to be searched at all, and a match
@@ -151,7 +155,7 @@ def _scan_items(codes, lengths, digit_value, separators):  # pragma: no cover - 
     for r in range(n):
         end = start + lengths[r]
         tokens = 0
-        in_digits = in_token = capital = slash = www = False
+        in_digits = in_token = capital = slash = www = positional = False
         number, token = _FNV_OFFSET, _FNV_OFFSET
         for i in range(start, end):
             c = codes[i]
@@ -159,11 +163,12 @@ def _scan_items(codes, lengths, digit_value, separators):  # pragma: no cover - 
             digit = digit_value[b]
             if digit >= 0:
                 if not in_digits:
-                    in_digits, number = True, _FNV_OFFSET
+                    in_digits, number, positional = True, _FNV_OFFSET, i > start and codes[i - 1] == 37
                 number = (number ^ np.uint64(digit + 48)) * _FNV_PRIME
             elif in_digits:
-                number_sentence[numbers], number_hash[numbers] = r, _finish(number)
-                numbers += 1
+                if not (positional and c == 36):  # not the argument number of %1$s
+                    number_sentence[numbers], number_hash[numbers] = r, _finish(number)
+                    numbers += 1
                 in_digits = False
             if separators[b]:
                 if in_token and capital:
