@@ -273,7 +273,7 @@ def naive_spelled(sentence):
     Han numerals character by character."""
     values = []
     for word in re.findall(r"\w+", sentence.lower()):
-        stem = [v for v, start in spelled._GERMAN_STEMS.items() if word.startswith(start)]
+        stem = [v for start, v in spelled._GERMAN_STEMS.items() if word.startswith(start)]
         values += stem or [v for v, words in spelled._WORDS.items() if word in words.split()]
     return values + [spelled._HAN[c] for c in sentence if c in spelled._HAN]
 
@@ -436,6 +436,7 @@ SPELLED_PAIRS = [  # (source, target, numbers mismatch, numbers agreement)
     ("one of 3 and 3", "eins von 3", 1, 1),  # a 3 missing (the sets agree); the word "eins" does not count alone
     ("one of 3 and 3", "eins von 4", 1, 0),
     ("two columns", "zwei Spalten", 0, 1),  # words on both sides: no numbers at all
+    ("nginx with 3rd party modules", "nginx mit Drittanbieter-Modulen", 0, 1),
     ("%qs at %L uses %d", "%2$L: %1$qs verwendet %3$d", 0, 1),  # argument positions are no numbers
 ]
 

@@ -11,7 +11,7 @@ a mismatch.
 
 Spelled forms known: English, German, French and Spanish number words 0-12, the tens to 50, 100 and
 1000 and the first ordinals; German compounds starting with a number word (``zweidimensional``,
-``Dreifachklick``); Han numerals (Japanese and Chinese), each character on its own.
+``Dreifachklick``, ``Drittanbieter``); Han numerals (Japanese and Chinese), each character on its own.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ _WORDS = {
     1000: "thousand tausend mille mil",
 }
 # German writes numbers into compounds: the number word starts the word.
-_GERMAN_STEMS = {2: "zwei", 3: "drei", 4: "vier", 5: "fünf", 6: "sechs", 7: "sieben", 8: "acht", 9: "neun",
-                 10: "zehn", 12: "zwölf"}
+_GERMAN_STEMS = {"zwei": 2, "drei": 3, "dritt": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8,
+                 "neun": 9, "zehn": 10, "zwölf": 12}  # Drittanbieter = 3rd party
 _HAN = {"〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
         "百": 100, "千": 1000}
 
@@ -61,8 +61,7 @@ def _values_of_words() -> dict[str, tuple[int, ...]]:
 
 _VALUES = _values_of_words()
 _PATTERN = re.compile(r"\b(?:(%s)\w*|(%s))\b|([%s])" % (
-    "|".join(_GERMAN_STEMS.values()), "|".join(sorted(_VALUES, key=len, reverse=True)), "".join(_HAN)))
-_STEM_VALUE = {stem: value for value, stem in _GERMAN_STEMS.items()}
+    "|".join(_GERMAN_STEMS), "|".join(sorted(_VALUES, key=len, reverse=True)), "".join(_HAN)))
 
 
 def spelled_values(sentence: str) -> Counter:
@@ -70,7 +69,7 @@ def spelled_values(sentence: str) -> Counter:
     found: Counter = Counter()
     for stem, word, han in _PATTERN.findall(sentence.lower()):
         if stem:
-            found[_STEM_VALUE[stem]] += 1
+            found[_GERMAN_STEMS[stem]] += 1
         elif word:
             found.update(_VALUES[word])
         else:
