@@ -63,7 +63,7 @@ def naive_reasons(src, tgt, rules):
             reasons.append("identical_sides")
         elif rules.max_chars is not None and max(len(s), len(t)) > rules.max_chars:
             reasons.append("too_long")
-        elif rules.length_ratio() is not None and max(len(s), len(t)) > rules.length_ratio() * max(min(len(s), len(t)), 1):
+        elif rules.length_ratio() is not None and max(len(s), len(t)) + 10 > rules.length_ratio() * (min(len(s), len(t)) + 10):
             reasons.append("length_ratio")
         elif rules.control_chars and (ns[3] or nt[3]):
             reasons.append("control_chars")
@@ -88,6 +88,14 @@ def test_rules_equal_a_per_pair_reference(rules):
     got = rule_reasons(src, tgt, TextStats(src), TextStats(tgt), rules)
     assert got.tolist() == naive_reasons(src, tgt, rules)
     assert got.dtype == np.uint8
+
+
+def test_length_ratio_rule_spares_one_word_strings():
+    rules = RulesConfig(src_language="english", tgt_language="japanese")  # auto: 8
+    src = ["Last Name", "Table of Contents", "The number by which the dividend is divided.", "x" * 200]
+    tgt = ["姓", "目次", "割る数", "短い"]
+    reasons = rule_reasons(src, tgt, TextStats(src), TextStats(tgt), rules).tolist()
+    assert reasons == [PASS, PASS, PASS, CODE["length_ratio"]]  # (44 + 10) / (3 + 10) < 8; (200 + 10) / 12 > 8
 
 
 def naive_select(scores, reasons, cfg, words):

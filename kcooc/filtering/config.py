@@ -35,7 +35,8 @@ class RulesConfig:
     identical_sides: bool = option(True, "drop pairs whose sides are equal ignoring case and surrounding spaces (untranslated copies)")
     max_chars: Union[int, None] = option(1000, "drop pairs with a side longer than this many characters (null = off)")
     max_length_ratio: Union[float, Literal["auto"], None] = option(
-        "auto", "drop pairs whose longer side has more than this many times the characters of the shorter (null = off); "
+        "auto", "drop pairs whose longer side has more than this many times the characters of the shorter, each side "
+        "counted with 10 characters more, so that one-word strings (Last Name / 姓) pass (null = off); "
         "auto = 8 when one side is Chinese, Japanese or Korean and the other is not, else 3")
     control_chars: bool = option(True, "drop pairs with control characters, U+FFFD (bad encoding upstream) or stray byte-order marks")
     src_language: Language = option(None, "declared source language; drop pairs whose source side has letters but too "

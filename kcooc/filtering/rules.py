@@ -16,6 +16,9 @@ PASS = 0
 REASONS = ["pass", "empty_side", "identical_sides", "too_long", "length_ratio", "control_chars",
            "src_script", "tgt_script", "duplicate", "below_threshold", "not_selected"]
 CODE = {name: code for code, name in enumerate(REASONS)}
+# Characters added to both sides before their ratio is compared with rules.max_length_ratio: one-word
+# strings (`Last Name` / `姓`, `Table of Contents` / `目次`) are translations of any length ratio.
+LENGTH_SLACK = 10
 
 
 def rule_reasons(src: list[str], tgt: list[str], s: TextStats, t: TextStats, rules: RulesConfig) -> np.ndarray:
@@ -31,7 +34,7 @@ def rule_reasons(src: list[str], tgt: list[str], s: TextStats, t: TextStats, rul
     if rules.max_chars is not None:
         checks.append(("too_long", np.maximum(s.lengths, t.lengths) > rules.max_chars))
     if rules.length_ratio() is not None:
-        longer, shorter = np.maximum(s.lengths, t.lengths), np.maximum(np.minimum(s.lengths, t.lengths), 1)
+        longer, shorter = np.maximum(s.lengths, t.lengths) + LENGTH_SLACK, np.minimum(s.lengths, t.lengths) + LENGTH_SLACK
         checks.append(("length_ratio", longer > rules.length_ratio() * shorter))
     if rules.control_chars:
         checks.append(("control_chars", (s.controls > 0) | (t.controls > 0)))
