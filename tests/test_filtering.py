@@ -14,7 +14,7 @@ from kcooc.engine import Context, ProcessEngine, SerialEngine
 from kcooc.errors import KcoocError
 from kcooc.filtering.config import FilterConfig, RulesConfig, SelectConfig
 from kcooc.filtering.job import FilterJob, Workspace, mark_duplicates, merge_samples, sample_priorities
-from kcooc.filtering.rules import CODE, PASS, rule_reasons
+from kcooc.filtering.rules import CODE, NON_TEXT, PASS, rule_reasons
 from kcooc.filtering.select import select
 from kcooc.phsic.model import PHSIC
 from kcooc.text import LANGUAGE_SCRIPTS, SCRIPT_RANGES, TextStats
@@ -50,9 +50,11 @@ def test_text_stats_equal_a_per_character_reference(language):
 
 
 def naive_reasons(src, tgt, rules):
-    def script_ok(text, language):
+    def script_ok(text, language, strip=True):
         _, _, letters, _, in_script = naive_stats(text, language)
-        return in_script >= rules.min_script_ratio * letters
+        if in_script >= rules.min_script_ratio * letters:
+            return True
+        return strip and script_ok(NON_TEXT.sub(" ", text), language, strip=False)  # without placeholders and URLs
 
     reasons = []
     for s, t in zip(src, tgt):
@@ -96,6 +98,14 @@ def test_length_ratio_rule_spares_one_word_strings():
     tgt = ["姓", "目次", "割る数", "短い"]
     reasons = rule_reasons(src, tgt, TextStats(src), TextStats(tgt), rules).tolist()
     assert reasons == [PASS, PASS, PASS, CODE["length_ratio"]]  # (44 + 10) / (3 + 10) < 8; (200 + 10) / 12 > 8
+
+
+def test_script_rule_does_not_count_placeholder_letters():
+    rules = RulesConfig(src_language="english", tgt_language="japanese")
+    src = ["Column %COLUMNNUMBER", "%PRODUCTNAME Writer Frame", "CR+LF (Windows)", "See https://example.org/a"]
+    tgt = ["列 %COLUMNNUMBER", "%PRODUCTNAME Writer 枠", "CR+LF (Microsoft Windows)", "https://example.org/a を参照"]
+    reasons = rule_reasons(src, tgt, TextStats(src), TextStats(tgt), rules).tolist()
+    assert reasons == [PASS, PASS, CODE["tgt_script"], PASS]
 
 
 def naive_select(scores, reasons, cfg, words):

@@ -42,7 +42,8 @@ class RulesConfig:
     src_language: Language = option(None, "declared source language; drop pairs whose source side has letters but too "
                                     "few in its script (null = off)")
     tgt_language: Language = option(None, "declared target language, as src_language")
-    min_script_ratio: float = option(0.1, "script rule: least share of a side's letters that must be in its language's script")
+    min_script_ratio: float = option(0.1, "script rule: least share of a side's letters that must be in its language's script "
+                                     "(placeholders' and URLs' letters not counted)")
     dedup: bool = option(True, "keep only the first copy of exactly duplicated pairs (the copies still count in the statistics)")
 
     def validate(self) -> None:

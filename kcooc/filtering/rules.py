@@ -7,10 +7,15 @@ order. Duplicates and selection add their own codes later.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..text import TextStats
 from .config import RulesConfig
+from .features import PATTERNS
+
+NON_TEXT = re.compile("|".join(pattern.pattern for pattern in PATTERNS.values()))
 
 PASS = 0
 REASONS = ["pass", "empty_side", "identical_sides", "too_long", "length_ratio", "control_chars",
@@ -19,6 +24,19 @@ CODE = {name: code for code, name in enumerate(REASONS)}
 # Characters added to both sides before their ratio is compared with rules.max_length_ratio: one-word
 # strings (`Last Name` / `姓`, `Table of Contents` / `目次`) are translations of any length ratio.
 LENGTH_SLACK = 10
+
+
+def script_share_ok(texts: list[str], stats: TextStats, language: str, ratio: float) -> np.ndarray:
+    """Whether at least ``ratio`` of each text's letters are in ``language``'s scripts, not counting
+    the letters of placeholders and URLs (``列 %COLUMNNUMBER`` is Japanese). Only the texts that fail
+    on their raw letters are searched for placeholders."""
+    ok = stats.script_letters(language) >= ratio * stats.letters
+    failing = np.flatnonzero(~ok)
+    if failing.size:
+        stripped = [NON_TEXT.sub(" ", texts[i]) for i in failing.tolist()]
+        again = TextStats(stripped)
+        ok[failing] = again.script_letters(language) >= ratio * again.letters
+    return ok
 
 
 def rule_reasons(src: list[str], tgt: list[str], s: TextStats, t: TextStats, rules: RulesConfig) -> np.ndarray:
@@ -38,9 +56,9 @@ def rule_reasons(src: list[str], tgt: list[str], s: TextStats, t: TextStats, rul
         checks.append(("length_ratio", longer > rules.length_ratio() * shorter))
     if rules.control_chars:
         checks.append(("control_chars", (s.controls > 0) | (t.controls > 0)))
-    for name, stats, language in (("src_script", s, rules.src_language), ("tgt_script", t, rules.tgt_language)):
+    for name, texts, stats, language in (("src_script", src, s, rules.src_language), ("tgt_script", tgt, t, rules.tgt_language)):
         if language is not None:
-            checks.append((name, stats.script_letters(language) < rules.min_script_ratio * stats.letters))
+            checks.append((name, ~script_share_ok(texts, stats, language, rules.min_script_ratio)))
     reasons = np.zeros(len(src), dtype=np.uint8)
     for name, broken in reversed(checks):  # the first rule in REASONS order wins
         reasons[broken] = CODE[name]
