@@ -142,8 +142,8 @@ def _finish(h):  # pragma: no cover - compiled; the 32-bit end of the span hash
 @numba.njit(cache=True, nogil=True)
 def _scan_items(codes, lengths, digit_value, separators):  # pragma: no cover - compiled
     """Over sentences joined by one separator each: (sentence, hash) of every maximal run of
-    decimal digits (hashed as ASCII digits; not the argument number of a positional ``%1$s``) and of every token (maximal run of non-separators)
-    that starts with A-Z and is not its sentence's first; and per sentence two flags: it holds
+    decimal digits (hashed as ASCII digits; not the argument number of a positional ``%1$s``) and
+    of every token (maximal run of non-separators) that starts with A-Z and is not its sentence's first; and per sentence two flags: it holds
     one of ``%{$<&`` (placeholders); it holds ``@`` or ``://``, or both ``www.`` and ``/`` (URLs
     and e-mail addresses: a sentence needs ``/`` or ``@`` to be searched at all, and a match
     needs ``://``, ``www.`` or ``@``)."""
