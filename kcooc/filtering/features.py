@@ -16,7 +16,6 @@ Two kinds, computed in different passes of job.py:
 
 from __future__ import annotations
 
-import re
 import zlib
 from dataclasses import dataclass
 
@@ -25,37 +24,13 @@ import numpy as np
 
 from ..encoders import _SEPARATORS, _mix, sort_segment
 from ..text import TextStats, code_points
+from .patterns import PATTERNS, canonical_item
 from .spelled_numbers import complete_numbers
 
 AGREEMENT = ("numbers", "placeholders", "urls", "capitals")
 PAIR_FEATURES = ("src_chars", "tgt_chars", "char_ratio", "word_ratio", *AGREEMENT, "punctuation", "ending")
 LANGUAGE_FEATURES = ("src_lang", "tgt_lang")
 CORPUS_FEATURES = ("fluency_src", "fluency_tgt")
-
-PATTERNS = {
-    # printf with length modifiers and GCC's flags (%qs quoted, %q+D), %NAME (LibreOffice), {0}, $VAR, markup
-    # tags (with attributes, closing, self-closing, <br>, or opening a tag the sentence closes within 500
-    # characters: a bound, so that a huge line of bare tags costs linear time), entities.
-    # Not placeholders: GCC's %' (an apostrophe: don%'t) and %< %> (quotes, which translators add and
-    # drop), and a bare <word> nothing closes (GCC's metavariables: <number>, which translators localise).
-    "placeholders": re.compile(r"%(?:\([^)\s]+\))?\d*\$?[-+#0q]*\d*(?:\.\d+)?[hlLjztw]*[A-Za-z][A-Z0-9_]*"
-                               r"|%\d+\$?[sd]?|\{[\w.:!]*\}|\$\{?[A-Za-z0-9_]+\}?"
-                               r"|(?<!%)(?:<(?P<tag>[A-Za-z][\w-]*)>(?=.{0,500}?</(?P=tag)>)|</[A-Za-z][\w-]*\s*>"
-                               r"|<[A-Za-z][\w-]*(?:\s[^<>]*)?/>|<[A-Za-z][\w-]*\s[^<>]*>|<(?:br|hr)>)"
-                               r"|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);"),
-    "urls": re.compile(r"(?:https?|ftp)://[^\s<>\"]+|www\.[^\s<>\"]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
-}
-
-
-_POSITION_AND_GCC_FLAGS = re.compile(r"(?<=^%)(?:\d+\$)?[q+]*")
-
-
-def canonical_item(text: str) -> str:
-    """A placeholder as compared between the sides: its argument position (translators reorder
-    arguments: ``%2$L``) and GCC's quote and location flags dropped, so ``%qs``, ``%s``, ``%1$qs``
-    and ``%<%s%>`` agree, as do ``%q+D`` and ``%qD``."""
-    return _POSITION_AND_GCC_FLAGS.sub("", text, count=1)
-
 
 _DIGIT_VALUE = np.array([int(chr(c)) if chr(c).isdecimal() else -1 for c in range(1 << 16)], dtype=np.int32)
 # Punctuation classes, full-width and CJK forms mapped onto their ASCII class.

@@ -20,7 +20,7 @@ on (an evaluation should use other noise, or other generators of it):
   (a partly translated segment);
 * ``numbers_changed``: every digit of the target replaced by another digit, or, with no digit
   on either side, a random 1-4 digit number inserted into the target;
-* ``placeholders_changed``: every placeholder of the target (features.PATTERNS) deleted, or
+* ``placeholders_changed``: every placeholder of the target (patterns.PATTERNS) deleted, or
   (one time in two) one of them inserted a second time at a random unit boundary; with none,
   ``%s`` inserted;
 * ``joined``: one side (the target two times in three) followed by the same side of another
@@ -37,7 +37,7 @@ import numpy as np
 
 from ..encoders import mix64
 from .alignment import token_sequences
-from .features import PATTERNS
+from .patterns import PATTERNS
 
 MINHASHES = 4
 

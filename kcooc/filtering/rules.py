@@ -13,7 +13,7 @@ import numpy as np
 
 from ..text import TextStats
 from .config import RulesConfig
-from .features import PATTERNS
+from .patterns import PATTERNS
 
 NON_TEXT = re.compile("|".join(pattern.pattern for pattern in PATTERNS.values()))
 
