@@ -52,8 +52,8 @@ class Task:
     """``task_lines`` consecutive pairs starting at row ``offset`` (their rule codes once known)."""
 
     offset: int
-    src: list[str]
-    tgt: list[str]
+    src: list[str] | None  # None in a score pass that reads the spool
+    tgt: list[str] | None
     reasons: np.ndarray | None = None
     sample_bound: int = 2**64 - 1
     text_bound: int = 2**64 - 1
@@ -114,50 +114,43 @@ class FilterContext(Context):
         return self
 
     def encode(self, src: list[str], tgt: list[str], rows: np.ndarray, texts: bool = False,
-               spooled: str | None = None, stored_rows: np.ndarray | None = None) -> Iterator[tuple]:
-        """Encoded (X, Y) of ``rows``, in blocks of ``input.block_size`` (and their texts if asked).
-
-        With ``spooled``, the file where the screen pass left this task's encoded rows (a superset
-        of ``rows``, which are ``stored_rows`` there if given), the blocks are cut from it instead
-        of encoding again; the file is removed.
-        """
+               encoded: tuple | None = None) -> Iterator[tuple]:
+        """Encoded (X, Y) of ``rows``, in blocks of ``input.block_size`` (and their texts if asked);
+        ``encoded``: the (X, Y) of ``rows`` already (from the spool), cut into the same blocks."""
         size = self.cfg.input.block_size
-        stored = None
-        if spooled and os.path.exists(spooled):
-            stored = load_encoded(spooled, rows if stored_rows is None else stored_rows)
         for start in range(0, rows.size, size):
             chunk = rows[start : start + size]
             s, t = [src[i] for i in chunk], [tgt[i] for i in chunk]
-            if stored is None:
-                encoded = (self.encoders[0].encode(s), self.encoders[1].encode(t))
+            if encoded is None:
+                block = (self.encoders[0].encode(s), self.encoders[1].encode(t))
             else:
-                encoded = (stored[0][start : start + size], stored[1][start : start + size])
-            yield (*encoded, s, t) if texts else encoded
+                block = (encoded[0][start : start + size], encoded[1][start : start + size])
+            yield (*block, s, t) if texts else block
 
-    def moments(self, task: Task, rows: np.ndarray) -> CrossMoments | None:
-        """Statistics of ``rows`` of a task, added block after block (the same order on every engine);
-        with a spool directory the encoded rows are kept there for the score pass."""
+    def moments(self, task: Task, rows: np.ndarray, keep: bool = False) -> tuple[CrossMoments | None, tuple | None]:
+        """Statistics of ``rows`` of a task, added block after block (the same order on every engine),
+        and with ``keep`` the rows' encoding (X, Y)."""
         total, blocks = None, []
         for X, Y in self.encode(task.src, task.tgt, rows):
             block = self.model.block_moments(X, Y)
             total = block if total is None else total.add(block)
-            if self.spool:
+            if keep:
                 blocks.append((X, Y))
-        if blocks:
-            save_encoded(spool_file(self.spool, task.offset), rows, *stack_blocks(blocks))
-        return total
+        return total, stack_blocks(blocks) if blocks else None
 
 
 def spool_file(directory: str, offset: int) -> str:
     return os.path.join(directory, str(offset))
 
 
-def save_encoded(path: str, rows: np.ndarray, X, Y) -> None:
-    """Encoded rows of a task (sparse CSR or dense) as .npy files in the directory ``path``, for
-    the score pass on the same machine (which memory-maps them and reads only the rows it needs)."""
+def save_spooled(path: str, rows: np.ndarray, src: list[str], tgt: list[str], encoded: tuple | None = None) -> None:
+    """A task's ``rows`` (those that pass the rules) for the score pass on the same machine, in the
+    directory ``path``: their texts (UTF-8, one a line: a column holds no newline) and, if given,
+    their encoding (X, Y: sparse CSR or dense) as .npy files, which the score pass memory-maps to
+    read only the rows it scores."""
     os.makedirs(path + ".part")
     arrays = {"rows": rows}
-    for name, M in (("x", X), ("y", Y)):
+    for name, M in zip(("x", "y"), encoded or ()):
         if sp.issparse(M):
             arrays.update({f"{name}_data": M.data, f"{name}_indices": M.indices, f"{name}_indptr": M.indptr,
                            f"{name}_shape": np.array(M.shape)})
@@ -165,26 +158,35 @@ def save_encoded(path: str, rows: np.ndarray, X, Y) -> None:
             arrays[f"{name}_dense"] = M
     for name, array in arrays.items():
         np.save(os.path.join(path + ".part", name + ".npy"), array, allow_pickle=False)
+    for name, texts in (("src", src), ("tgt", tgt)):
+        with open(os.path.join(path + ".part", name + ".txt"), "wb") as f:
+            f.write("\n".join(texts).encode("utf-8"))
     os.replace(path + ".part", path)
 
 
-def load_encoded(path: str, rows: np.ndarray) -> tuple:
-    """(X, Y) of ``rows`` (a subset of the saved rows) from ``save_encoded``'s directory, then removed."""
+def load_spooled(path: str, rows: np.ndarray) -> tuple[list[str], list[str], tuple | None]:
+    """(src, tgt, (X, Y) or None) of ``rows`` (a subset of the saved rows) from ``save_spooled``'s
+    directory, which is then removed."""
     load = lambda name: np.load(os.path.join(path, name + ".npy"), mmap_mode="r", allow_pickle=False)  # noqa: E731
     positions = np.searchsorted(load("rows"), rows)
+    texts = []
+    for name in ("src", "tgt"):
+        with open(os.path.join(path, name + ".txt"), "rb") as f:
+            lines = f.read().decode("utf-8").split("\n")
+        texts.append([lines[i] for i in positions.tolist()])
     sides = []
     for name in ("x", "y"):
         if os.path.exists(os.path.join(path, f"{name}_dense.npy")):
             sides.append(np.array(load(f"{name}_dense")[positions]))
-            continue
-        indptr = load(f"{name}_indptr")
-        starts, lengths = indptr[positions], indptr[positions + 1] - indptr[positions]
-        new_indptr = np.concatenate([[0], np.cumsum(lengths)])
-        take = np.repeat(starts - new_indptr[:-1], lengths) + np.arange(new_indptr[-1])
-        sides.append(sp.csr_matrix((load(f"{name}_data")[take], load(f"{name}_indices")[take], new_indptr),
-                                   shape=(rows.size, int(load(f"{name}_shape")[1]))))
+        elif os.path.exists(os.path.join(path, f"{name}_indptr.npy")):
+            indptr = load(f"{name}_indptr")
+            starts, lengths = indptr[positions], indptr[positions + 1] - indptr[positions]
+            new_indptr = np.concatenate([[0], np.cumsum(lengths)])
+            take = np.repeat(starts - new_indptr[:-1], lengths) + np.arange(new_indptr[-1])
+            sides.append(sp.csr_matrix((load(f"{name}_data")[take], load(f"{name}_indices")[take], new_indptr),
+                                       shape=(rows.size, int(load(f"{name}_shape")[1]))))
     shutil.rmtree(path)
-    return sides[0], sides[1]
+    return texts[0], texts[1], tuple(sides) if sides else None
 
 
 def pair_hashes(src: list[str], tgt: list[str]) -> np.ndarray:
@@ -219,48 +221,53 @@ def screen_task(ctx: FilterContext, task: Task) -> Screened:
     reasons = np.concatenate(reasons) if reasons else np.zeros(0, np.uint8)
     words = np.concatenate(words).astype(np.int32) if cfg.select.word_budget is not None and words else None
     passing = np.flatnonzero(reasons == PASS)
-    moments = sample = counts = texts = None
+    moments = sample = counts = texts = encoded = None
     if ctx.model is not None and ctx.model.x_map is not None:  # feature-space kernel: train in this pass
-        moments = ctx.moments(task, passing)
+        moments, encoded = ctx.moments(task, passing, keep=ctx.spool is not None)
     elif ctx.model is not None:  # data-space kernel: offer this task's share of the global sample
         priorities = sample_priorities(task.offset + passing, cfg.seed)
         keep = lowest(priorities, task.sample_bound, cfg.kernel.sample)
-        encoded = list(ctx.encode(task.src, task.tgt, passing[keep]))
-        sample = (priorities[keep], task.offset + passing[keep], *stack_blocks(encoded)) if encoded else None
+        blocks = list(ctx.encode(task.src, task.tgt, passing[keep]))
+        sample = (priorities[keep], task.offset + passing[keep], *stack_blocks(blocks)) if blocks else None
+    src, tgt = [task.src[i] for i in passing.tolist()], [task.tgt[i] for i in passing.tolist()]
     if ctx.learned is not None and passing.size and ctx.learned.classifier is None:  # learning: count and sample
-        src, tgt = [task.src[i] for i in passing], [task.tgt[i] for i in passing]
         counts = CorpusCounts.count(src, tgt, cfg.learn.fluency_buckets)
         priorities = sample_priorities(task.offset + passing, cfg.seed)
         keep = lowest(priorities, task.text_bound, cfg.learn.sample)
         texts = (priorities[keep], task.offset + passing[keep], np.array(src, dtype=object)[keep],
                  np.array(tgt, dtype=object)[keep])
+    if ctx.spool is not None and passing.size:  # the score pass reads the passing pairs from here
+        save_spooled(spool_file(ctx.spool, task.offset), passing, src, tgt, encoded)
     return Screened(reasons, pair_hashes(task.src, task.tgt) if cfg.rules.dedup else None, words, moments, sample,
                     counts, texts)
 
 
 def statistics_task(ctx: FilterContext, task: Task) -> CrossMoments | None:
-    return ctx.moments(task, np.flatnonzero(task.reasons == PASS))
+    return ctx.moments(task, np.flatnonzero(task.reasons == PASS))[0]
 
 
 def score_task(ctx: FilterContext, task: Task) -> Scored:
-    """Scores of the task's ``rows`` (its texts hold only those): compact arrays, one entry per row."""
+    """Scores of the task's ``rows``: compact arrays, one entry per row. The rows' texts are the
+    task's (which holds only those), or on local engines (``task.src`` None) the screen pass's spool,
+    with their encoding if it was kept there."""
     scores = np.empty(task.rows.size)
-    spooled = spool_file(ctx.spool, task.offset) if ctx.spool else None
+    src, tgt, encoded = task.src, task.tgt, None
+    if src is None:
+        src, tgt, encoded = load_spooled(spool_file(ctx.spool, task.offset), task.rows) if task.rows.size else ([], [], None)
     positions = np.arange(task.rows.size)
     if ctx.learned is None:
         start = 0
-        for X, Y in ctx.encode(task.src, task.tgt, positions, stored_rows=task.rows, spooled=spooled):
+        for X, Y in ctx.encode(src, tgt, positions, encoded=encoded):
             scores[start : start + X.shape[0]] = ctx.model.score(X, Y)
             start += X.shape[0]
         return Scored(task.reasons.size, task.rows, scores)
     features = np.empty((task.rows.size, len(ctx.learned.names)), dtype=np.float32)
     weakest = np.empty(task.rows.size, dtype=np.uint8)
     start = 0
-    for X, Y, src, tgt in ctx.encode(task.src, task.tgt, positions, texts=True, stored_rows=task.rows,
-                                     spooled=spooled):
+    for X, Y, src_block, tgt_block in ctx.encode(src, tgt, positions, texts=True, encoded=encoded):
         block = slice(start, start + X.shape[0])
-        pair = ctx.extractor.pair(src, tgt, TextStats(src), TextStats(tgt))  # only the pairs scored, not every line
-        F = np.hstack([pair, ctx.extractor.statistical(src, tgt, X, Y)])
+        pair = ctx.extractor.pair(src_block, tgt_block, TextStats(src_block), TextStats(tgt_block))  # only the pairs scored
+        F = np.hstack([pair, ctx.extractor.statistical(src_block, tgt_block, X, Y)])
         features[block] = F
         scores[block], weakest[block] = ctx.learned.classifier.predict_with_reasons(F)
         start += X.shape[0]
@@ -335,6 +342,16 @@ class FilterJob:
         elif digest != self.input_sha256 or offset != self.n:
             raise KcoocError(f"{self.input_path} changed while it was being filtered; rerun on a stable copy")
 
+    def spooled_tasks(self, reasons: np.ndarray) -> Iterator[Task]:
+        """The score pass's tasks on local engines, without reading the input again: the rows of
+        each task (``task_lines`` rows, as the screen pass cut them) that pass the rules; their
+        texts are in the spool."""
+        tick = self.progress("score")
+        for offset in range(0, self.n, self.cfg.task_lines):
+            codes = np.array(reasons[offset : offset + self.cfg.task_lines])
+            yield Task(offset, None, None, codes, rows=np.flatnonzero(codes == PASS))
+            tick(codes.size)
+
     def lines(self) -> Iterator[list[str]]:
         """The raw input lines again, block by block, for writing."""
         reader = open_pairs(self.input_path, dataclasses.replace(self.cfg.input, block_size=self.cfg.task_lines))
@@ -346,14 +363,16 @@ class FilterJob:
             raise KcoocError(f"{self.input_path} changed while it was being filtered; rerun on a stable copy")
 
     def spool(self) -> str | None:
-        """Where the screen pass leaves encoded pairs for the score pass: the work directory, on
-        local engines (every worker sees it); none on Dask, whose workers may not share a disk and
-        may get another task in the score pass: sending the encoded pairs (~1 KB a pair as sparse
-        rows) there and back costs more than encoding the pairs that are scored again."""
+        """Where the screen pass leaves the passing pairs (texts, and encoding where it computes
+        one) for the score pass: the work directory, on local engines (every worker sees it), so
+        that the score pass neither reads the input again nor encodes again; none on Dask, whose
+        workers may not share a disk and may get another task in the score pass: there the score
+        pass reads the input and encodes the pairs it scores (sending ~1 KB a pair of sparse rows
+        there and back would cost more)."""
         if self.engine.name == "dask":
             return None
-        os.makedirs(self.work.file("encoded"), exist_ok=True)
-        return self.work.file("encoded")
+        os.makedirs(self.work.file("spool"), exist_ok=True)
+        return self.work.file("spool")
 
     # -- passes ----------------------------------------------------------------------------------
     def screen(self, model: PHSIC | None, encoder_specs: list[dict] | None, learned: LearnedScorer | None = None
@@ -399,7 +418,7 @@ class FilterJob:
         feature if ``copy_features`` (only --annotated reads those; copying maps every page)."""
         ctx = FilterContext(self.cfg, model, encoder_specs, learned, self.spool())
         width = len(learned.names) if learned else 0
-        tasks = self.tasks("score", reasons, passing_only=True)
+        tasks = self.spooled_tasks(reasons) if ctx.spool else self.tasks("score", reasons, passing_only=True)
         for result in self.engine.map(score_task, ctx, tasks):
             n, rows = result.lines, result.rows
             scores = np.full(n, np.nan)
