@@ -100,6 +100,23 @@ def text_blocks(path: str, chunk_bytes: int, observe: Callable[[bytes], None] | 
     ``observe``, if given, is called with every block of bytes read (a digest's update, a progress bar).
     Errors name file:line.
     """
+    cut = lambda block: max(block.rfind(b" "), block.rfind(b"\n"), block.rfind(b"\t")) + 1  # noqa: E731
+    for line, block in _byte_blocks(path, chunk_bytes, observe, cut):
+        if block.strip():
+            yield decode_utf8(block, path, line)
+
+
+def line_blocks(path: str, chunk_bytes: int = 1 << 23, observe: Callable[[bytes], None] | None = None
+                ) -> Iterator[tuple[int, bytes]]:
+    """A file's bytes, undecoded, in blocks of whole lines (about ``chunk_bytes``; the last may lack
+    its newline), each with the number of its first line. ``observe`` as in :func:`text_blocks`."""
+    yield from _byte_blocks(path, chunk_bytes, observe, lambda block: block.rfind(b"\n") + 1)
+
+
+def _byte_blocks(path: str, chunk_bytes: int, observe: Callable[[bytes], None] | None,
+                 cut: Callable[[bytes], int]) -> Iterator[tuple[int, bytes]]:
+    """(first line number, bytes) of blocks read ``chunk_bytes`` at a time, each ending where ``cut``
+    says (0: read on); the rest of the file ends the last."""
     if chunk_bytes < 1:
         raise InputError(f"chunk size must be >= 1 byte, got {chunk_bytes}")
     stream = open_input(path)
@@ -109,15 +126,13 @@ def text_blocks(path: str, chunk_bytes: int, observe: Callable[[bytes], None] | 
             if observe is not None:
                 observe(block)
             block = tail + block
-            cut = max(block.rfind(b" "), block.rfind(b"\n"), block.rfind(b"\t"))
-            if cut < 0:
-                tail = block
-                continue
-            block, tail = block[:cut + 1], block[cut + 1 :]
-            yield decode_utf8(block, path, line)
-            line += block.count(b"\n")
-        if tail.strip():
-            yield decode_utf8(tail, path, line)
+            end = cut(block)
+            block, tail = block[:end], block[end:]
+            if block:
+                yield line, block
+                line += block.count(b"\n")
+        if tail:
+            yield line, tail
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

@@ -234,15 +234,14 @@ def write_outputs(job: FilterJob, reasons: np.ndarray, scores: np.ndarray, outpu
         weakest = job.work.array("weakest", np.uint8)
         feature_names = np.array(learned.classifier.expanded_names + ["-"], dtype=object)
     with contextlib.ExitStack() as stack:
-        out = stack.enter_context(atomic_output(output))
+        out = stack.enter_context(atomic_output(output, binary=True))
         score_out = stack.enter_context(atomic_output(scores_path)) if scores_path else None
         annotated = stack.enter_context(atomic_output(annotated_path)) if annotated_path else None
-        offset = 0
-        for lines in job.lines():
-            span = slice(offset, offset + len(lines))
+        for block in job.raw_lines():
+            span = block.rows
             codes = reasons[span]
             keep = codes == PASS
-            out.write("".join(line + "\n" for line, kept in zip(lines, keep.tolist()) if kept))
+            out.write(block.joined(keep))
             if score_out or annotated:
                 texts = format_scores(scores[span])
                 if score_out:
@@ -253,8 +252,7 @@ def write_outputs(job: FilterJob, reasons: np.ndarray, scores: np.ndarray, outpu
                         scored = ~np.isnan(scores[span])
                         columns += [feature_names[np.where(scored & ~keep, weakest[span].astype(np.int64), -1)].tolist(),
                                     format_features(features[span], learned.names)]
-                    write_scored(annotated, lines, columns, False)
-            offset += len(lines)
+                    write_scored(annotated, block.texts(), columns, False)
 
 
 def format_features(features: np.ndarray, names: list[str]) -> list[str]:

@@ -37,6 +37,7 @@ from ..engine import Context, Engine
 from ..errors import KcoocError
 from ..kernels import KERNELS
 from ..linalg import vstack
+from ..io import line_blocks
 from ..pairs import open_pairs
 from ..phsic.model import PHSIC, CrossMoments
 from ..text import TextStats
@@ -151,9 +152,10 @@ def save_spooled(path: str, rows: np.ndarray, src: list[str], tgt: list[str], en
     os.makedirs(path + ".part")
     arrays = {"rows": rows}
     for name, M in zip(("x", "y"), encoded or ()):
-        if sp.issparse(M):
-            arrays.update({f"{name}_data": M.data, f"{name}_indices": M.indices, f"{name}_indptr": M.indptr,
-                           f"{name}_shape": np.array(M.shape)})
+        if sp.issparse(M):  # hashed counts and feature indices fit in small integers: half the bytes written
+            arrays.update({f"{name}_data": narrowed(M.data), f"{name}_indices": narrowed(M.indices),
+                           f"{name}_indptr": M.indptr, f"{name}_shape": np.array(M.shape),
+                           f"{name}_dtypes": np.array([M.data.dtype.str, M.indices.dtype.str])})
         else:
             arrays[f"{name}_dense"] = M
     for name, array in arrays.items():
@@ -162,6 +164,19 @@ def save_spooled(path: str, rows: np.ndarray, src: list[str], tgt: list[str], en
         with open(os.path.join(path + ".part", name + ".txt"), "wb") as f:
             f.write("\n".join(texts).encode("utf-8"))
     os.replace(path + ".part", path)
+
+
+def narrowed(array: np.ndarray) -> np.ndarray:
+    """``array`` in the smallest of int8, uint8, int16, uint16 whose values convert back to the same
+    bits, else ``array`` itself."""
+    for dtype in (np.int8, np.uint8, np.int16, np.uint16):
+        info = np.iinfo(dtype)
+        if array.size and not (info.min <= array.min() and array.max() <= info.max):
+            continue
+        small = array.astype(dtype)
+        if np.array_equal(small.astype(array.dtype).view(np.uint8), array.view(np.uint8)):
+            return small
+    return array
 
 
 def load_spooled(path: str, rows: np.ndarray) -> tuple[list[str], list[str], tuple | None]:
@@ -179,11 +194,12 @@ def load_spooled(path: str, rows: np.ndarray) -> tuple[list[str], list[str], tup
         if os.path.exists(os.path.join(path, f"{name}_dense.npy")):
             sides.append(np.array(load(f"{name}_dense")[positions]))
         elif os.path.exists(os.path.join(path, f"{name}_indptr.npy")):
-            indptr = load(f"{name}_indptr")
+            indptr, (data_type, index_type) = load(f"{name}_indptr"), load(f"{name}_dtypes").tolist()
             starts, lengths = indptr[positions], indptr[positions + 1] - indptr[positions]
             new_indptr = np.concatenate([[0], np.cumsum(lengths)])
             take = np.repeat(starts - new_indptr[:-1], lengths) + np.arange(new_indptr[-1])
-            sides.append(sp.csr_matrix((load(f"{name}_data")[take], load(f"{name}_indices")[take], new_indptr),
+            sides.append(sp.csr_matrix((load(f"{name}_data")[take].astype(data_type),
+                                        load(f"{name}_indices")[take].astype(index_type), new_indptr),
                                        shape=(rows.size, int(load(f"{name}_shape")[1]))))
     shutil.rmtree(path)
     return texts[0], texts[1], tuple(sides) if sides else None
@@ -278,6 +294,52 @@ def stack_blocks(blocks: list[tuple]) -> tuple:
     return vstack([b[0] for b in blocks]), vstack([b[1] for b in blocks])
 
 
+@dataclasses.dataclass
+class RawLines:
+    """Whole input lines, undecoded: ``data`` (every line ends in a newline), the position of each
+    line's newline (``ends``), and the block's rows (a slice of every row, ``rows``) with their line
+    in the block (``lines``)."""
+
+    data: np.ndarray
+    ends: np.ndarray
+    rows: slice
+    lines: np.ndarray
+
+    @classmethod
+    def of(cls, data: bytes, first: int, linenos: np.ndarray, row: int) -> "RawLines":
+        """The block ``data`` of whole lines from line ``first`` on; ``linenos``: every row's line
+        number, of which ``row`` is the first in this block."""
+        if not data.endswith(b"\n"):  # the file's last line
+            data += b"\n"
+        array = np.frombuffer(data, dtype=np.uint8)
+        ends = np.flatnonzero(array == 10)
+        stop = int(np.searchsorted(linenos, first + ends.size))
+        return cls(array, ends, slice(row, stop), linenos[row:stop] - first)
+
+    def _spans(self, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(start, stop) of the text of ``lines`` (indices): up to the newline, less a carriage
+        return before it, which the reader strips too."""
+        ends = self.ends[lines]
+        starts = np.where(lines > 0, self.ends[lines - 1] + 1, 0)
+        return starts, ends - ((ends > starts) & (self.data[ends - 1] == 13))
+
+    def joined(self, keep: np.ndarray) -> bytes:
+        """The rows where ``keep``, each as the reader read it followed by a newline: the bytes of
+        ``"".join(line + "\\n" for line in kept lines)``."""
+        lines = self.lines[keep]
+        take = np.zeros(self.ends.size, dtype=bool)
+        take[lines] = True
+        mask = np.repeat(take, np.diff(self.ends, prepend=-1))  # whole lines, newline included
+        stops = self._spans(lines)[1]
+        mask[stops[stops < self.ends[lines]]] = False  # less their carriage returns
+        return self.data[mask].tobytes()
+
+    def texts(self) -> list[str]:
+        """Each row's line as the reader decoded it."""
+        data = self.data.tobytes()
+        return [data[a:b].decode("utf-8") for a, b in zip(*(x.tolist() for x in self._spans(self.lines)))]
+
+
 class Workspace:
     """Per-line arrays in files of a private directory: appended pass by pass, then memory-mapped."""
 
@@ -323,7 +385,7 @@ class FilterJob:
         """
         reader = open_pairs(self.input_path, dataclasses.replace(self.cfg.input, block_size=self.cfg.task_lines))
         tick = self.progress(pass_name)
-        offset = 0
+        offset, first_pass = 0, self.input_sha256 is None
         for block in reader:
             src, tgt = block.columns
             n = len(src)
@@ -334,6 +396,8 @@ class FilterJob:
                 src, tgt = [src[i] for i in rows.tolist()], [tgt[i] for i in rows.tolist()]
             yield Task(offset, src, tgt, codes, bound() if bound else 2**64 - 1,
                        text_bound() if text_bound else 2**64 - 1, rows)
+            if first_pass:  # which input line each row is, for writing
+                self.work.append("linenos", block.linenos.astype(np.int64))
             offset += n
             tick(n)
         digest = reader.sha256.hexdigest()
@@ -352,14 +416,19 @@ class FilterJob:
             yield Task(offset, None, None, codes, rows=np.flatnonzero(codes == PASS))
             tick(codes.size)
 
-    def lines(self) -> Iterator[list[str]]:
-        """The raw input lines again, block by block, for writing."""
-        reader = open_pairs(self.input_path, dataclasses.replace(self.cfg.input, block_size=self.cfg.task_lines))
+    def raw_lines(self) -> Iterator["RawLines"]:
+        """The input again, undecoded, for writing: blocks of whole lines and the rows among them
+        (the lines that the screen pass read as rows: ``linenos``)."""
+        linenos = self.work.array("linenos", np.int64)
+        digest = hashlib.sha256()
         tick = self.progress("write")
-        for block in reader:
-            yield block.lines
-            tick(len(block.lines))
-        if reader.sha256.hexdigest() != self.input_sha256:
+        row = 0
+        for first, data in line_blocks(self.input_path, observe=digest.update):
+            block = RawLines.of(data, first, linenos, row)
+            yield block
+            tick(block.ends.size)
+            row = block.rows.stop
+        if digest.hexdigest() != self.input_sha256:
             raise KcoocError(f"{self.input_path} changed while it was being filtered; rerun on a stable copy")
 
     def spool(self) -> str | None:
