@@ -103,6 +103,7 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, regularization: float, tol: float
     penalty = 1.0 / (regularization * n)
     w, b = (np.zeros(width), 0.0) if start is None else (np.array(start[0], dtype=np.float64), float(start[1]))
     X32 = X.astype(np.float32)
+    weighted = np.empty_like(X32)  # rows of X32 times sqrt(h), refilled at every step (no fresh pages)
 
     def objective(z, w):
         return float(np.mean(np.logaddexp(0.0, z) - y * z) + penalty / 2 * (w @ w))
@@ -117,7 +118,8 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, regularization: float, tol: float
                 break
             h = p * (1 - p) / n
             H = np.empty((width + 1, width + 1))
-            upper = blas.ssyrk(1.0, (X32 * np.sqrt(h, dtype=np.float32)[:, None]).T, trans=0)
+            np.multiply(X32, np.sqrt(h, dtype=np.float32)[:, None], out=weighted)
+            upper = blas.ssyrk(1.0, weighted.T, trans=0)
             H[:width, :width] = np.triu(upper) + np.triu(upper, 1).T
             H[np.arange(width), np.arange(width)] += penalty
             H[:width, width] = H[width, :width] = X.T @ h
