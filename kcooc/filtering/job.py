@@ -48,6 +48,9 @@ from .rules import CODE, PASS, REASONS, rule_reasons
 from .scorer import FeatureExtractor, PairClassifier
 
 
+FEATURE_BLOCK = 2048  # training examples per task of the features step (40,000 examples: 20 tasks)
+
+
 @dataclasses.dataclass
 class Task:
     """``task_lines`` consecutive pairs starting at row ``offset`` (their rule codes once known)."""
@@ -290,6 +293,11 @@ def score_task(ctx: FilterContext, task: Task) -> Scored:
     return Scored(task.reasons.size, task.rows, scores, features, weakest)
 
 
+def features_task(ctx: FilterContext, pairs: tuple[list[str], list[str]]) -> np.ndarray:
+    """Every feature of a block of training examples (texts), one row per pair."""
+    return ctx.extractor(*pairs)
+
+
 def stack_blocks(blocks: list[tuple]) -> tuple:
     return vstack([b[0] for b in blocks]), vstack([b[1] for b in blocks])
 
@@ -477,6 +485,14 @@ class FilterJob:
             if result is not None:
                 moments = result if moments is None else moments.add(result)
         return moments
+
+    def features(self, model: PHSIC, learned: LearnedScorer, src: list[str], tgt: list[str]) -> np.ndarray:
+        """Every feature of the training examples ``(src, tgt)``, computed by the engine's workers in
+        blocks of ``FEATURE_BLOCK`` pairs: each row depends on its pair alone, so the rows are those
+        of one block of all the pairs (the classifier's bytes do not depend on the engine)."""
+        ctx = FilterContext(self.cfg, model, None, learned)
+        blocks = ((src[i : i + FEATURE_BLOCK], tgt[i : i + FEATURE_BLOCK]) for i in range(0, len(src), FEATURE_BLOCK))
+        return np.vstack(list(self.engine.map(features_task, ctx, blocks)))
 
     def score(self, model: PHSIC, reasons: np.ndarray, encoder_specs, learned: LearnedScorer | None = None,
               copies: tuple[np.ndarray, np.ndarray] | None = None, copy_features: bool = True) -> np.ndarray:

@@ -70,9 +70,6 @@ class FeatureExtractor:
         return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt),
                                 self.alignment.features(src, tgt)])
 
-    def fit_alignment(self, src: list[str], tgt: list[str], buckets: int, threads: int = 1) -> None:
-        self.alignment = AlignmentModel.fit(src, tgt, buckets, threads)
-
     def __call__(self, src: list[str], tgt: list[str]) -> np.ndarray:
         """Every feature, from the texts alone (used for the training examples)."""
         X, Y = self.encoders[0].encode(src), self.encoders[1].encode(tgt)
@@ -402,7 +399,7 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed)
     if fit is not None:
         fit(src + noisy_src, tgt + noisy_tgt)
-    F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
+    F = features(src + noisy_src, tgt + noisy_tgt)
     clean = np.repeat([True, False], len(src))
     families = list(dict.fromkeys(NOISE_FAMILIES.values())) if detectors else ["noise"]
     family = np.array([families.index(NOISE_FAMILIES[kind]) if detectors else 0 for kind in NOISE_KINDS]) + 1
