@@ -1,18 +1,22 @@
 """The passes of ``filter-parallel`` over a parallel corpus, on any engine.
 
-1. screen: hard rules, pair hashes (dedup) and word counts for every line; for feature-space
-   kernels also the PHSIC statistics (n, sum phi, sum psi, sum phi psi^T) of the passing pairs;
-   for data-space kernels a seeded sample for the incomplete Cholesky pivots. With the learned
-   scorer also the corpus counts of features.py and the seeded sample of passing pairs' texts the
-   classifier learns from.
+1. screen: hard rules, pair hashes (dedup), word counts and the line number of every row; for
+   feature-space kernels also the PHSIC statistics (n, sum phi, sum psi, sum phi psi^T) of the
+   passing pairs; for data-space kernels a seeded sample for the incomplete Cholesky pivots. With
+   the learned scorer also the corpus counts of features.py and the seeded sample of passing
+   pairs' texts the classifier learns from. On local engines each task leaves its passing pairs
+   (texts, and their encoding where it computed one) in a spool for the score pass.
 2. statistics (data-space kernels only): the statistics with the Yokoi 2018, Eq. 34 features.
-   (learned scorer, in the calling process: the classifier is trained on the text sample.)
+   (learned scorer: the calling process fits the alignment model and the classifier on the text
+   sample and its synthetic noise; the workers compute the examples' features.)
 3. score (after deduplication): PHSIC of every passing pair (Yokoi 2018, Eq. 18 / Eq. 33), or the learned
    probability that it is clean from every feature of the pair (the per-pair ones too: lengths,
    agreement, language ID), into a float64 array on disk (with the features and the weakest one
-   per line); a task carries only the pairs it scores, and a duplicate gets the results of its
-   first copy instead of being scored again (nor are its features computed in any pass).
-4. write (in the calling process): the kept lines, ``--scores`` and ``--annotated``.
+   per line); a task carries only the pairs it scores (on local engines, their row numbers: the
+   texts are in the spool, so the input is not read again), and a duplicate gets the results of
+   its first copy instead of being scored again (nor are its features computed in any pass).
+4. write (in the calling process): the kept lines, cut out of the undecoded input by line number,
+   ``--scores`` and ``--annotated``.
 
 The input is cut into tasks of ``task_lines`` lines; a task's result depends on its lines only
 and results are reduced in task order, so every engine gives the same bytes. Per-line arrays
