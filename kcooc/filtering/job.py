@@ -275,8 +275,8 @@ def score_task(ctx: FilterContext, task: Task) -> Scored:
     with their encoding if it was kept there."""
     scores = np.empty(task.rows.size)
     src, tgt, encoded = task.src, task.tgt, None
-    if src is None:
-        src, tgt, encoded = load_spooled(spool_file(ctx.spool, task.offset), task.rows) if task.rows.size else ([], [], None)
+    if src is None and task.rows.size:
+        src, tgt, encoded = load_spooled(spool_file(ctx.spool, task.offset), task.rows)
     positions = np.arange(task.rows.size)
     if ctx.learned is None:
         start = 0
@@ -289,7 +289,7 @@ def score_task(ctx: FilterContext, task: Task) -> Scored:
     start = 0
     for X, Y, src_block, tgt_block in ctx.encode(src, tgt, positions, texts=True, encoded=encoded):
         block = slice(start, start + X.shape[0])
-        pair = ctx.extractor.pair(src_block, tgt_block, TextStats(src_block), TextStats(tgt_block))  # only the pairs scored
+        pair = ctx.extractor.pair(src_block, tgt_block, TextStats(src_block), TextStats(tgt_block))
         F = np.hstack([pair, ctx.extractor.statistical(src_block, tgt_block, X, Y)])
         features[block] = F
         scores[block], weakest[block] = ctx.learned.classifier.predict_with_reasons(F)
