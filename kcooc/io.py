@@ -100,27 +100,51 @@ def text_blocks(path: str, chunk_bytes: int, observe: Callable[[bytes], None] | 
     ``observe``, if given, is called with every block of bytes read (a digest's update, a progress bar).
     Errors name file:line.
     """
+    cut = lambda block: max(block.rfind(b" "), block.rfind(b"\n"), block.rfind(b"\t")) + 1  # noqa: E731
+    for line, block in _file_blocks(path, chunk_bytes, observe, cut):
+        if block.strip():
+            yield decode_utf8(block, path, line)
+
+
+def line_blocks(path: str, chunk_bytes: int = 1 << 23, observe: Callable[[bytes], None] | None = None
+                ) -> Iterator[tuple[int, bytes]]:
+    """A file's bytes, undecoded, in blocks of whole lines (about ``chunk_bytes``; the last may lack
+    its newline), each with the number of its first line. ``observe`` as in :func:`text_blocks`."""
+    yield from _file_blocks(path, chunk_bytes, observe, _after_last_newline)
+
+
+def _after_last_newline(block: bytes) -> int:
+    return block.rfind(b"\n") + 1
+
+
+def _file_blocks(path: str, chunk_bytes: int, observe: Callable[[bytes], None] | None,
+                 cut: Callable[[bytes], int]) -> Iterator[tuple[int, bytes]]:
     if chunk_bytes < 1:
         raise InputError(f"chunk size must be >= 1 byte, got {chunk_bytes}")
     stream = open_input(path)
-    tail, line = b"", 1
     try:
-        while block := _read(stream, path, line, chunk_bytes):
-            if observe is not None:
-                observe(block)
-            block = tail + block
-            cut = max(block.rfind(b" "), block.rfind(b"\n"), block.rfind(b"\t"))
-            if cut < 0:
-                tail = block
-                continue
-            block, tail = block[:cut + 1], block[cut + 1 :]
-            yield decode_utf8(block, path, line)
-            line += block.count(b"\n")
-        if tail.strip():
-            yield decode_utf8(tail, path, line)
+        yield from _byte_blocks(stream, path, chunk_bytes, observe, cut)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
+
+
+def _byte_blocks(stream: BinaryIO, path: str, chunk_bytes: int, observe: Callable[[bytes], None] | None,
+                 cut: Callable[[bytes], int], line: int = 1) -> Iterator[tuple[int, bytes]]:
+    """(first line number, bytes) of blocks of ``stream`` (from line ``line`` on) read ``chunk_bytes``
+    at a time, each ending where ``cut`` says (0: read on); the rest of the stream ends the last."""
+    tail = b""
+    while block := _read(stream, path, line, chunk_bytes):
+        if observe is not None:
+            observe(block)
+        block = tail + block
+        end = cut(block)
+        block, tail = block[:end], block[end:]
+        if block:
+            yield line, block
+            line += block.count(b"\n")
+    if tail:
+        yield line, tail
 
 
 def resolve_columns(specs: Sequence[int | str], header: Sequence[str] | None, path: str) -> list[int]:
@@ -207,15 +231,11 @@ class TsvReader:
         self.indices = self._read_header_and_resolve()
 
     # -- reading -----------------------------------------------------------------------------
-    def _chunks(self) -> Iterator[list[bytes]]:
-        try:
-            while True:
-                chunk = self._stream.readlines(self.chunk_bytes)
-                if not chunk:
-                    return
-                yield chunk
-        except _DECOMPRESSION_ERRORS as exc:
-            raise InputError(f"{display_name(self.path)}:{self._lineno + 1}: truncated or corrupt input ({exc})") from None
+    def _chunks(self) -> Iterator[bytes]:
+        """The rest of the input in chunks of whole lines (about ``chunk_bytes``)."""
+        for _, data in _byte_blocks(self._stream, self.path, self.chunk_bytes, None, _after_last_newline,
+                                    self._lineno + 1):
+            yield data
 
     def _malformed(self, lineno: int, reason: str, message: str) -> None:
         if self.on_error == "skip":
@@ -234,13 +254,18 @@ class TsvReader:
             return None
         return text.removesuffix("\n").removesuffix("\r")
 
-    def _fast_parse(self, chunk: list[bytes], data: bytes, first: int) -> tuple[list[str], list[list[str]], np.ndarray] | None:
-        """Decode and split a whole chunk (``data``: its bytes joined) at once; None if a line needs a closer look.
+    def _fast_parse(self, data: bytes, first: int, count: int) -> tuple[list[str], list[list[str]], np.ndarray] | None:
+        """Decode and split a whole chunk of ``count`` lines at once; None if a line needs a closer look.
 
-        Field counts are checked on the bytes (tabs per line, vectorised); the selected columns are
-        then strided slices of one split of the whole chunk: no Python work per line.
+        Line lengths and field counts are checked on the bytes (newlines and tabs per line,
+        vectorised); the selected columns are then strided slices of one split of the whole chunk:
+        no Python work per line.
         """
-        if max(map(len, chunk)) > self.max_line_bytes:
+        raw = np.frombuffer(data, dtype=np.uint8)
+        ends = np.flatnonzero(raw == 10)
+        if ends.size < count:  # the file's last line, without a newline
+            ends = np.append(ends, raw.size)
+        if np.diff(np.minimum(ends, raw.size - 1), prepend=-1).max() > self.max_line_bytes:  # lengths, newline included
             return None
         try:
             text = data.decode("utf-8")
@@ -249,32 +274,30 @@ class TsvReader:
         lines = text.replace("\r\n", "\n").split("\n")
         if lines[-1] == "":
             lines.pop()
-        if len(lines) != len(chunk) or lines[-1].endswith("\r"):
+        if len(lines) != count or lines[-1].endswith("\r"):
             return None
         if self._n_fields is None:
             self._set_field_count(lines[0].count("\t") + 1, first)
-        raw = np.frombuffer(data, dtype=np.uint8)
-        ends = np.flatnonzero(raw == 10)
-        if ends.size < len(lines):
-            ends = np.append(ends, raw.size)
         tabs_per_line = np.diff(np.searchsorted(np.flatnonzero(raw == 9), ends), prepend=0)
         if (tabs_per_line != self._n_fields - 1).any():
             return None
         fields = "\t".join(lines).split("\t")
         return lines, [fields[i :: self._n_fields] for i in self.indices], np.arange(first, first + len(lines))
 
-    def _parse(self, chunk: list[bytes]) -> tuple[list[str], list[list[str]], np.ndarray]:
+    def _parse(self, data: bytes) -> tuple[list[str], list[list[str]], np.ndarray]:
         """The well-formed lines of a chunk and their selected columns; malformed lines fail or are skipped."""
-        data = b"".join(chunk)
         self.sha256.update(data)
         first = self._lineno + 1
-        self._lineno += len(chunk)
-        self.stats.lines += len(chunk)
-        parsed = self._fast_parse(chunk, data, first)
+        count = data.count(b"\n") + (not data.endswith(b"\n"))
+        self._lineno += count
+        self.stats.lines += count
+        parsed = self._fast_parse(data, first, count)
         if parsed is not None:
             return parsed
+        chunk = [line + b"\n" for line in data.split(b"\n")]
+        chunk[-1] = chunk[-1][:-1]  # after the last newline: nothing, or the file's unterminated last line
         lines, rows, linenos = [], [], []
-        for lineno, raw in enumerate(chunk, start=first):
+        for lineno, raw in enumerate(chunk[:count], start=first):
             text = self._decode_line(raw, lineno)
             if text is None:
                 continue

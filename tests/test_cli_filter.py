@@ -97,6 +97,29 @@ def test_dask_engine_is_byte_identical_to_serial(tmp_path, dask_scheduler, kerne
     assert engine == {"engine": "dask", "scheduler": dask_scheduler, "workers": 2}
 
 
+def test_skipped_lines_leave_serial_jobs_and_dask_byte_identical(tmp_path, dask_scheduler):
+    """With malformed lines skipped (--on-error skip), CRLF endings and a last line without a newline,
+    serial, --jobs 2 and Dask runs write the same bytes, and the kept lines are the input lines as
+    the reader read them (the write pass cuts them out of the undecoded input)."""
+    lines = read(EN_JA).splitlines(keepends=True)
+    malformed = [b"bad \xff utf-8\tx\ty\n", b"one field\n", b"\n", b"a\tb\tc\td\n"]
+    awkward = b"".join(line.replace(b"\n", b"\r\n") if k % 5 == 0 else line + malformed[k // 7 % 4] * (k % 7 == 0)
+                       for k, line in enumerate(lines)).rstrip(b"\r\n")
+    (tmp_path / "in.tsv").write_bytes(awkward)
+    common = ["-i", tmp_path / "in.tsv", "--on-error", "skip", "--scorer", "learned", *SMALL]
+    for name, engine in (("serial", []), ("jobs", ["--jobs", "2"]),
+                         ("dask", ["--engine", "dask", "--scheduler", dask_scheduler])):
+        filter_run(tmp_path, *common, *engine, "--annotated", tmp_path / f"{name}.tsv", "--scores",
+                   tmp_path / f"{name}.txt", "--summary", tmp_path / f"{name}.json", name=f"{name}-kept.tsv")
+    for suffix in (".tsv", ".txt", "-kept.tsv"):
+        assert read(tmp_path / f"serial{suffix}") == read(tmp_path / f"jobs{suffix}") == read(tmp_path / f"dask{suffix}")
+    skipped = json.loads(open(tmp_path / "serial.json").read())["read"]["skipped"]
+    assert sum(skipped.values()) == sum(1 for k in range(len(lines)) if k % 7 == 0 and k % 5)
+    rows = annotated_rows(tmp_path / "serial.tsv")
+    kept = "".join("\t".join(r[:3]) + "\n" for r in rows if r[4] == "keep")
+    assert len(rows) == len(lines) and read(tmp_path / "serial-kept.tsv") == kept.encode()
+
+
 def test_saved_model_scores_like_phsic_score_and_merges_from_shards(tmp_path):
     rules_off = ["--threshold", "-1e9"]
     filter_run(tmp_path, "-i", EN_JA, "--scores", tmp_path / "scores.txt", "--save-model", tmp_path / "m.npz",

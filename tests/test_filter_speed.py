@@ -188,3 +188,73 @@ def test_quadratic_terms_and_one_pass_prediction_equal_the_gathered_ones_bit_for
     model = PairClassifier(names, regularization=0.5).fit(F, F[:, 0] - np.abs(F[:, 1]) > 0)
     p, weakest = model.predict_with_reasons(F)
     assert np.array_equal(p, model.predict_proba(F)) and np.array_equal(weakest, model.weakest(F))
+
+
+def awkward_lines():
+    """TSV bytes a reader must handle: a header, CRLF and CR-CR-LF endings, a carriage return inside a
+    field, bad UTF-8, too few and too many fields, an empty line, and a last line that ends in a
+    carriage return without a newline."""
+    src, tgt = read_pairs(200)
+    lines = [b"src\ttgt\n"]
+    for k, (s, t) in enumerate(zip(src, tgt)):
+        line = f"{s}\t{t}".encode()
+        lines.append(line + [b"\n", b"\r\n", b"\r\r\n", b"\n", b"\n", b"\n"][k % 6])
+        if k % 17 == 0:
+            lines.append([b"bad \xff utf-8\tx\n", b"one field\n", b"\n", b"a\tb\tc\n", b"x\r\ty\n"][k // 17 % 5])
+    lines.append(b"last\tline\r")
+    return b"".join(lines)
+
+
+@pytest.mark.parametrize("chunk", [7, 100, 1 << 20])
+def test_raw_lines_write_the_rows_as_the_reader_reads_them(tmp_path, chunk):
+    """The write pass cuts the kept rows out of the undecoded input (RawLines): the same bytes as
+    joining the reader's decoded lines, for any block size, keep pattern and malformed line."""
+    from kcooc.filtering.job import RawLines
+    from kcooc.io import TsvReader, line_blocks
+
+    path = tmp_path / "in.tsv"
+    path.write_bytes(awkward_lines())
+    reader = TsvReader(str(path), [1, 2], header=True, on_error="skip", block_size=50)
+    blocks = list(reader)
+    lines = [line for b in blocks for line in b.lines]
+    linenos = np.concatenate([b.linenos for b in blocks]).astype(np.int64)
+    assert reader.stats.skipped and len(lines) < reader.stats.lines - 1  # the input does hold malformed lines
+    keep = np.random.default_rng(0).random(len(lines)) < 0.7
+    written, texts, row = b"", [], 0
+    for first, data in line_blocks(str(path), chunk):
+        block = RawLines.of(data, first, linenos, row)
+        written += block.joined(keep[block.rows])
+        texts += block.texts()
+        row = block.rows.stop
+    assert row == len(lines)
+    assert texts == lines
+    assert written == "".join(line + "\n" for line, k in zip(lines, keep) if k).encode()
+    assert b"x\r\ty" in written or not keep[lines.index("x\r\ty")]  # a carriage return inside a line stays
+
+
+def test_spooled_rows_come_back_with_their_texts_and_encoding_bit_for_bit(tmp_path):
+    """The screen pass spools a task's passing pairs (texts, encoding in narrowed integer types where
+    exact); the score pass reads a subset back: the same strings and the same sparse matrices, dtypes
+    included. Values that are not small integers (or -0.0, NaN) are kept as they are."""
+    from kcooc.filtering.job import load_spooled, narrowed, save_spooled
+
+    src, tgt = read_pairs(500)
+    src[3], tgt[4], src[5] = "", "a\rb", "ünïcödé \u3000 全角"
+    rng = np.random.default_rng(1)
+    X = sp.random(500, 1024, density=0.03, format="csr", random_state=2, dtype=np.float32)
+    X.data = np.round(X.data * 200 - 100) + 0.0  # small integers, no -0.0
+    Y = sp.random(500, 70000, density=0.01, format="csr", random_state=3, dtype=np.float64)
+    rows = np.sort(rng.choice(5000, 500, replace=False))
+    save_spooled(str(tmp_path / "t"), rows, src, tgt, (X, Y))
+    subset = np.sort(rng.choice(500, 120, replace=False))
+    s, t, (X2, Y2) = load_spooled(str(tmp_path / "t"), rows[subset])
+    assert s == [src[i] for i in subset] and t == [tgt[i] for i in subset]
+    for before, after in ((X[subset], X2), (Y[subset], Y2)):
+        assert after.dtype == before.dtype and after.indices.dtype == before.indices.dtype
+        assert np.array_equal(after.indptr, before.indptr) and np.array_equal(after.indices, before.indices)
+        assert np.array_equal(after.data.view(np.uint8), before.data.view(np.uint8))
+    assert not (tmp_path / "t").exists()
+    assert narrowed(X.data).dtype == np.int8 and narrowed(X.indices).itemsize == 2
+    assert narrowed(Y.indices).dtype == Y.indices.dtype  # 70,000 columns: no 16-bit type holds them
+    for kept in (np.array([0.5, 1.0]), np.array([-0.0, 1.0]), np.array([np.nan, 1.0]), np.array([300.0, -1.0])):
+        assert narrowed(kept).dtype == (np.int16 if kept[0] == 300 else np.float64)

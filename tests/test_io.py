@@ -153,3 +153,40 @@ def test_rows_carry_their_line_numbers_and_text_blocks_name_the_line(tmp_path):
     text.write_bytes(b"one two\nthree four\nfive six\n")
     assert [w for block in text_blocks(str(text), 4) for w in block.split()] == \
         "one two three four five six".split()
+
+
+def naive_rows(data: bytes, n_fields: int, max_line_bytes: int):
+    """The reader's contract line by line: (line number, text) of every well-formed line."""
+    kept = []
+    for number, raw in enumerate(data.split(b"\n")[: data.count(b"\n") + (not data.endswith(b"\n"))], start=1):
+        try:
+            text = raw.decode("utf-8").removesuffix("\r")
+        except UnicodeDecodeError:
+            continue
+        if len(raw) + 1 <= max_line_bytes + (not data.endswith(b"\n") and number > data.count(b"\n")) \
+                and text.count("\t") == n_fields - 1:
+            kept.append((number, text))
+    return kept
+
+
+@pytest.mark.parametrize("chunk", [5, 64, 1 << 20])
+def test_chunked_reading_equals_line_by_line_on_malformed_input(tmp_path, chunk):
+    """Chunks are cut at the last newline of every read (whole lines, any chunk size): rows, line
+    numbers, skip counts, the hash and the first error's file:line are those of a line-by-line read."""
+    import hashlib
+
+    lines = [b"a\tb\n", b"c\td\r\n", b"\xff\tx\n", b"one\n", b"\n", b"e\tf\tg\n", b"h" * 40 + b"\ti\n", b"j\t\r\r\n",
+             "ü\tñ\n".encode(), b"k\tl\r"]
+    data = b"".join(lines[:-1] * 7) + lines[-1]  # 64 lines, the last one without a newline
+    path = write(tmp_path, "in.tsv", data)
+    reader = TsvReader(path, [1, 2], on_error="skip", block_size=3, max_line_bytes=30)
+    reader.chunk_bytes = chunk
+    got = [(n, line) for block in reader for n, line in zip(block.linenos.tolist(), block.lines)]
+    assert got == naive_rows(data, 2, 30)
+    assert reader.stats.lines == 64 and reader.stats.rows == len(got)
+    assert sum(reader.stats.skipped.values()) == 64 - len(got)
+    assert reader.sha256.hexdigest() == hashlib.sha256(data).hexdigest()
+    failing = TsvReader(path, [1, 2], max_line_bytes=30)
+    failing.chunk_bytes = chunk
+    with pytest.raises(InputError, match=r"in.tsv:3: invalid UTF-8"):
+        list(failing)

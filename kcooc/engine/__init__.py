@@ -130,7 +130,23 @@ def _start_worker(parent: int) -> None:
     """
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = "1"
+    reuse_freed_memory()
     _die_with_parent(parent)
+
+
+def reuse_freed_memory() -> None:
+    """Let glibc's malloc keep freed blocks for reuse instead of giving them back to the kernel
+    after every task: blocks up to 32 MB come from its heap (M_MMAP_THRESHOLD) and up to 1 GB of
+    free heap is kept (M_TRIM_THRESHOLD). Otherwise every task's large arrays (bincounts,
+    encodings, statistics, a few MB each) are fresh pages that the kernel zeroes on first touch:
+    in filter-parallel's screen pass that was a fifth of the workers' CPU time (system time).
+    Values are unchanged; elsewhere than glibc this does nothing."""
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+        mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
+        mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
 
 
 def _die_with_parent(parent: int) -> None:
@@ -233,4 +249,5 @@ def make_engine(engine: str, jobs: int = 1, scheduler: str | None = None, work_d
         raise InputError(f"unknown engine {engine!r}; choose local or dask")
     if jobs < 1:
         raise InputError(f"--jobs must be >= 1, got {jobs}")
+    reuse_freed_memory()  # this process reduces the results (and runs the tasks with one job)
     return SerialEngine() if jobs == 1 else ProcessEngine(jobs, work_dir)

@@ -161,7 +161,8 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
     """Screen the corpus and learn PHSIC on the pairs that pass the rules (or load a given model);
     with ``learned``, also the corpus counts and the classifier (stored in ``learned``)."""
     from ..phsic.model import PHSIC, load_phsic
-    from .job import FilterContext, is_feature_space
+    from .alignment import AlignmentModel
+    from .job import is_feature_space
     from .persistence import load_learned
     from .scorer import train
 
@@ -196,15 +197,16 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
     model.finalize()
     if learned is not None:
         lap = Timer()
-        extractor = FilterContext(cfg, model, None, learned).prepare().extractor
         threads = getattr(job.engine, "jobs", 1)  # local processes: fit both alignment directions at once
+
+        def fit_alignment(src: list[str], tgt: list[str]) -> None:
+            learned.alignment = AlignmentModel.fit(src, tgt, cfg.learn.lexical_buckets, threads)
+
         learned.classifier, learned.validation = train(
-            extractor, learned.names, texts[2].tolist(), texts[3].tolist(), cfg.learn.validation,
-            cfg.learn.regularization, cfg.seed, cfg.learn.language_prior,
-            fit=lambda src, tgt: extractor.fit_alignment(src, tgt, cfg.learn.lexical_buckets, threads),
-            doubtful_share=cfg.learn.doubtful_share, detectors=cfg.learn.detectors,
+            lambda src, tgt: job.features(model, learned, src, tgt), learned.names, texts[2].tolist(),
+            texts[3].tolist(), cfg.learn.validation, cfg.learn.regularization, cfg.seed, cfg.learn.language_prior,
+            fit=fit_alignment, doubtful_share=cfg.learn.doubtful_share, detectors=cfg.learn.detectors,
             source_language_prior=cfg.learn.source_language_prior)
-        learned.alignment = extractor.alignment
         seconds["train"] = lap.seconds()
     return model, None
 
@@ -234,15 +236,14 @@ def write_outputs(job: FilterJob, reasons: np.ndarray, scores: np.ndarray, outpu
         weakest = job.work.array("weakest", np.uint8)
         feature_names = np.array(learned.classifier.expanded_names + ["-"], dtype=object)
     with contextlib.ExitStack() as stack:
-        out = stack.enter_context(atomic_output(output))
+        out = stack.enter_context(atomic_output(output, binary=True))
         score_out = stack.enter_context(atomic_output(scores_path)) if scores_path else None
         annotated = stack.enter_context(atomic_output(annotated_path)) if annotated_path else None
-        offset = 0
-        for lines in job.lines():
-            span = slice(offset, offset + len(lines))
+        for block in job.raw_lines():
+            span = block.rows
             codes = reasons[span]
             keep = codes == PASS
-            out.write("".join(line + "\n" for line, kept in zip(lines, keep.tolist()) if kept))
+            out.write(block.joined(keep))
             if score_out or annotated:
                 texts = format_scores(scores[span])
                 if score_out:
@@ -253,8 +254,7 @@ def write_outputs(job: FilterJob, reasons: np.ndarray, scores: np.ndarray, outpu
                         scored = ~np.isnan(scores[span])
                         columns += [feature_names[np.where(scored & ~keep, weakest[span].astype(np.int64), -1)].tolist(),
                                     format_features(features[span], learned.names)]
-                    write_scored(annotated, lines, columns, False)
-            offset += len(lines)
+                    write_scored(annotated, block.texts(), columns, False)
 
 
 def format_features(features: np.ndarray, names: list[str]) -> list[str]:

@@ -1,18 +1,22 @@
 """The passes of ``filter-parallel`` over a parallel corpus, on any engine.
 
-1. screen: hard rules, pair hashes (dedup) and word counts for every line; for feature-space
-   kernels also the PHSIC statistics (n, sum phi, sum psi, sum phi psi^T) of the passing pairs;
-   for data-space kernels a seeded sample for the incomplete Cholesky pivots. With the learned
-   scorer also the corpus counts of features.py and the seeded sample of passing pairs' texts the
-   classifier learns from.
+1. screen: hard rules, pair hashes (dedup), word counts and the line number of every row; for
+   feature-space kernels also the PHSIC statistics (n, sum phi, sum psi, sum phi psi^T) of the
+   passing pairs; for data-space kernels a seeded sample for the incomplete Cholesky pivots. With
+   the learned scorer also the corpus counts of features.py and the seeded sample of passing
+   pairs' texts the classifier learns from. On local engines each task leaves its passing pairs
+   (texts, and their encoding where it computed one) in a spool for the score pass.
 2. statistics (data-space kernels only): the statistics with the Yokoi 2018, Eq. 34 features.
-   (learned scorer, in the calling process: the classifier is trained on the text sample.)
+   (learned scorer: the calling process fits the alignment model and the classifier on the text
+   sample and its synthetic noise; the workers compute the examples' features.)
 3. score (after deduplication): PHSIC of every passing pair (Yokoi 2018, Eq. 18 / Eq. 33), or the learned
    probability that it is clean from every feature of the pair (the per-pair ones too: lengths,
    agreement, language ID), into a float64 array on disk (with the features and the weakest one
-   per line); a task carries only the pairs it scores, and a duplicate gets the results of its
-   first copy instead of being scored again (nor are its features computed in any pass).
-4. write (in the calling process): the kept lines, ``--scores`` and ``--annotated``.
+   per line); a task carries only the pairs it scores (on local engines, their row numbers: the
+   texts are in the spool, so the input is not read again), and a duplicate gets the results of
+   its first copy instead of being scored again (nor are its features computed in any pass).
+4. write (in the calling process): the kept lines, cut out of the undecoded input by line number,
+   ``--scores`` and ``--annotated``.
 
 The input is cut into tasks of ``task_lines`` lines; a task's result depends on its lines only
 and results are reduced in task order, so every engine gives the same bytes. Per-line arrays
@@ -37,6 +41,7 @@ from ..engine import Context, Engine
 from ..errors import KcoocError
 from ..kernels import KERNELS
 from ..linalg import vstack
+from ..io import line_blocks
 from ..pairs import open_pairs
 from ..phsic.model import PHSIC, CrossMoments
 from ..text import TextStats
@@ -47,13 +52,16 @@ from .rules import CODE, PASS, REASONS, rule_reasons
 from .scorer import FeatureExtractor, PairClassifier
 
 
+FEATURE_BLOCK = 2048  # training examples per task of the features step (40,000 examples: 20 tasks)
+
+
 @dataclasses.dataclass
 class Task:
     """``task_lines`` consecutive pairs starting at row ``offset`` (their rule codes once known)."""
 
     offset: int
-    src: list[str]
-    tgt: list[str]
+    src: list[str] | None  # None in a score pass that reads the spool
+    tgt: list[str] | None
     reasons: np.ndarray | None = None
     sample_bound: int = 2**64 - 1
     text_bound: int = 2**64 - 1
@@ -114,77 +122,94 @@ class FilterContext(Context):
         return self
 
     def encode(self, src: list[str], tgt: list[str], rows: np.ndarray, texts: bool = False,
-               spooled: str | None = None, stored_rows: np.ndarray | None = None) -> Iterator[tuple]:
-        """Encoded (X, Y) of ``rows``, in blocks of ``input.block_size`` (and their texts if asked).
-
-        With ``spooled``, the file where the screen pass left this task's encoded rows (a superset
-        of ``rows``, which are ``stored_rows`` there if given), the blocks are cut from it instead
-        of encoding again; the file is removed.
-        """
+               encoded: tuple | None = None) -> Iterator[tuple]:
+        """Encoded (X, Y) of ``rows``, in blocks of ``input.block_size`` (and their texts if asked);
+        ``encoded``: the (X, Y) of ``rows`` already (from the spool), cut into the same blocks."""
         size = self.cfg.input.block_size
-        stored = None
-        if spooled and os.path.exists(spooled):
-            stored = load_encoded(spooled, rows if stored_rows is None else stored_rows)
         for start in range(0, rows.size, size):
             chunk = rows[start : start + size]
             s, t = [src[i] for i in chunk], [tgt[i] for i in chunk]
-            if stored is None:
-                encoded = (self.encoders[0].encode(s), self.encoders[1].encode(t))
+            if encoded is None:
+                block = (self.encoders[0].encode(s), self.encoders[1].encode(t))
             else:
-                encoded = (stored[0][start : start + size], stored[1][start : start + size])
-            yield (*encoded, s, t) if texts else encoded
+                block = (encoded[0][start : start + size], encoded[1][start : start + size])
+            yield (*block, s, t) if texts else block
 
-    def moments(self, task: Task, rows: np.ndarray) -> CrossMoments | None:
-        """Statistics of ``rows`` of a task, added block after block (the same order on every engine);
-        with a spool directory the encoded rows are kept there for the score pass."""
+    def moments(self, task: Task, rows: np.ndarray, keep: bool = False) -> tuple[CrossMoments | None, tuple | None]:
+        """Statistics of ``rows`` of a task, added block after block (the same order on every engine),
+        and with ``keep`` the rows' encoding (X, Y)."""
         total, blocks = None, []
         for X, Y in self.encode(task.src, task.tgt, rows):
             block = self.model.block_moments(X, Y)
             total = block if total is None else total.add(block)
-            if self.spool:
+            if keep:
                 blocks.append((X, Y))
-        if blocks:
-            save_encoded(spool_file(self.spool, task.offset), rows, *stack_blocks(blocks))
-        return total
+        return total, stack_blocks(blocks) if blocks else None
 
 
 def spool_file(directory: str, offset: int) -> str:
     return os.path.join(directory, str(offset))
 
 
-def save_encoded(path: str, rows: np.ndarray, X, Y) -> None:
-    """Encoded rows of a task (sparse CSR or dense) as .npy files in the directory ``path``, for
-    the score pass on the same machine (which memory-maps them and reads only the rows it needs)."""
+def save_spooled(path: str, rows: np.ndarray, src: list[str], tgt: list[str], encoded: tuple | None = None) -> None:
+    """A task's ``rows`` (those that pass the rules) for the score pass on the same machine, in the
+    directory ``path``: their texts (UTF-8, one a line: a column holds no newline) and, if given,
+    their encoding (X, Y: sparse CSR or dense) as .npy files, which the score pass memory-maps to
+    read only the rows it scores."""
     os.makedirs(path + ".part")
     arrays = {"rows": rows}
-    for name, M in (("x", X), ("y", Y)):
-        if sp.issparse(M):
-            arrays.update({f"{name}_data": M.data, f"{name}_indices": M.indices, f"{name}_indptr": M.indptr,
-                           f"{name}_shape": np.array(M.shape)})
+    for name, M in zip(("x", "y"), encoded or ()):
+        if sp.issparse(M):  # hashed counts and feature indices fit in small integers: half the bytes written
+            arrays.update({f"{name}_data": narrowed(M.data), f"{name}_indices": narrowed(M.indices),
+                           f"{name}_indptr": M.indptr, f"{name}_shape": np.array(M.shape),
+                           f"{name}_dtypes": np.array([M.data.dtype.str, M.indices.dtype.str])})
         else:
             arrays[f"{name}_dense"] = M
     for name, array in arrays.items():
         np.save(os.path.join(path + ".part", name + ".npy"), array, allow_pickle=False)
+    for name, texts in (("src", src), ("tgt", tgt)):
+        with open(os.path.join(path + ".part", name + ".txt"), "wb") as f:
+            f.write("\n".join(texts).encode("utf-8"))
     os.replace(path + ".part", path)
 
 
-def load_encoded(path: str, rows: np.ndarray) -> tuple:
-    """(X, Y) of ``rows`` (a subset of the saved rows) from ``save_encoded``'s directory, then removed."""
+def narrowed(array: np.ndarray) -> np.ndarray:
+    """``array`` in the smallest of int8, uint8, int16, uint16 whose values convert back to the same
+    bits, else ``array`` itself."""
+    for dtype in (np.int8, np.uint8, np.int16, np.uint16):
+        info = np.iinfo(dtype)
+        if array.size and not (info.min <= array.min() and array.max() <= info.max):
+            continue
+        small = array.astype(dtype)
+        if np.array_equal(small.astype(array.dtype).view(np.uint8), array.view(np.uint8)):
+            return small
+    return array
+
+
+def load_spooled(path: str, rows: np.ndarray) -> tuple[list[str], list[str], tuple | None]:
+    """(src, tgt, (X, Y) or None) of ``rows`` (a subset of the saved rows) from ``save_spooled``'s
+    directory, which is then removed."""
     load = lambda name: np.load(os.path.join(path, name + ".npy"), mmap_mode="r", allow_pickle=False)  # noqa: E731
     positions = np.searchsorted(load("rows"), rows)
+    texts = []
+    for name in ("src", "tgt"):
+        with open(os.path.join(path, name + ".txt"), "rb") as f:
+            lines = f.read().decode("utf-8").split("\n")
+        texts.append([lines[i] for i in positions.tolist()])
     sides = []
     for name in ("x", "y"):
         if os.path.exists(os.path.join(path, f"{name}_dense.npy")):
             sides.append(np.array(load(f"{name}_dense")[positions]))
-            continue
-        indptr = load(f"{name}_indptr")
-        starts, lengths = indptr[positions], indptr[positions + 1] - indptr[positions]
-        new_indptr = np.concatenate([[0], np.cumsum(lengths)])
-        take = np.repeat(starts - new_indptr[:-1], lengths) + np.arange(new_indptr[-1])
-        sides.append(sp.csr_matrix((load(f"{name}_data")[take], load(f"{name}_indices")[take], new_indptr),
-                                   shape=(rows.size, int(load(f"{name}_shape")[1]))))
+        elif os.path.exists(os.path.join(path, f"{name}_indptr.npy")):
+            indptr, (data_type, index_type) = load(f"{name}_indptr"), load(f"{name}_dtypes").tolist()
+            starts, lengths = indptr[positions], indptr[positions + 1] - indptr[positions]
+            new_indptr = np.concatenate([[0], np.cumsum(lengths)])
+            take = np.repeat(starts - new_indptr[:-1], lengths) + np.arange(new_indptr[-1])
+            sides.append(sp.csr_matrix((load(f"{name}_data")[take].astype(data_type),
+                                        load(f"{name}_indices")[take].astype(index_type), new_indptr),
+                                       shape=(rows.size, int(load(f"{name}_shape")[1]))))
     shutil.rmtree(path)
-    return sides[0], sides[1]
+    return texts[0], texts[1], tuple(sides) if sides else None
 
 
 def pair_hashes(src: list[str], tgt: list[str]) -> np.ndarray:
@@ -219,56 +244,112 @@ def screen_task(ctx: FilterContext, task: Task) -> Screened:
     reasons = np.concatenate(reasons) if reasons else np.zeros(0, np.uint8)
     words = np.concatenate(words).astype(np.int32) if cfg.select.word_budget is not None and words else None
     passing = np.flatnonzero(reasons == PASS)
-    moments = sample = counts = texts = None
+    moments = sample = counts = texts = encoded = None
     if ctx.model is not None and ctx.model.x_map is not None:  # feature-space kernel: train in this pass
-        moments = ctx.moments(task, passing)
+        moments, encoded = ctx.moments(task, passing, keep=ctx.spool is not None)
     elif ctx.model is not None:  # data-space kernel: offer this task's share of the global sample
         priorities = sample_priorities(task.offset + passing, cfg.seed)
         keep = lowest(priorities, task.sample_bound, cfg.kernel.sample)
-        encoded = list(ctx.encode(task.src, task.tgt, passing[keep]))
-        sample = (priorities[keep], task.offset + passing[keep], *stack_blocks(encoded)) if encoded else None
+        blocks = list(ctx.encode(task.src, task.tgt, passing[keep]))
+        sample = (priorities[keep], task.offset + passing[keep], *stack_blocks(blocks)) if blocks else None
+    src, tgt = [task.src[i] for i in passing.tolist()], [task.tgt[i] for i in passing.tolist()]
     if ctx.learned is not None and passing.size and ctx.learned.classifier is None:  # learning: count and sample
-        src, tgt = [task.src[i] for i in passing], [task.tgt[i] for i in passing]
         counts = CorpusCounts.count(src, tgt, cfg.learn.fluency_buckets)
         priorities = sample_priorities(task.offset + passing, cfg.seed)
         keep = lowest(priorities, task.text_bound, cfg.learn.sample)
         texts = (priorities[keep], task.offset + passing[keep], np.array(src, dtype=object)[keep],
                  np.array(tgt, dtype=object)[keep])
+    if ctx.spool is not None and passing.size:  # the score pass reads the passing pairs from here
+        save_spooled(spool_file(ctx.spool, task.offset), passing, src, tgt, encoded)
     return Screened(reasons, pair_hashes(task.src, task.tgt) if cfg.rules.dedup else None, words, moments, sample,
                     counts, texts)
 
 
 def statistics_task(ctx: FilterContext, task: Task) -> CrossMoments | None:
-    return ctx.moments(task, np.flatnonzero(task.reasons == PASS))
+    return ctx.moments(task, np.flatnonzero(task.reasons == PASS))[0]
 
 
 def score_task(ctx: FilterContext, task: Task) -> Scored:
-    """Scores of the task's ``rows`` (its texts hold only those): compact arrays, one entry per row."""
+    """Scores of the task's ``rows``: compact arrays, one entry per row. The rows' texts are the
+    task's (which holds only those), or on local engines (``task.src`` None) the screen pass's spool,
+    with their encoding if it was kept there."""
     scores = np.empty(task.rows.size)
-    spooled = spool_file(ctx.spool, task.offset) if ctx.spool else None
+    src, tgt, encoded = task.src, task.tgt, None
+    if src is None and task.rows.size:
+        src, tgt, encoded = load_spooled(spool_file(ctx.spool, task.offset), task.rows)
     positions = np.arange(task.rows.size)
     if ctx.learned is None:
         start = 0
-        for X, Y in ctx.encode(task.src, task.tgt, positions, stored_rows=task.rows, spooled=spooled):
+        for X, Y in ctx.encode(src, tgt, positions, encoded=encoded):
             scores[start : start + X.shape[0]] = ctx.model.score(X, Y)
             start += X.shape[0]
         return Scored(task.reasons.size, task.rows, scores)
     features = np.empty((task.rows.size, len(ctx.learned.names)), dtype=np.float32)
     weakest = np.empty(task.rows.size, dtype=np.uint8)
     start = 0
-    for X, Y, src, tgt in ctx.encode(task.src, task.tgt, positions, texts=True, stored_rows=task.rows,
-                                     spooled=spooled):
+    for X, Y, src_block, tgt_block in ctx.encode(src, tgt, positions, texts=True, encoded=encoded):
         block = slice(start, start + X.shape[0])
-        pair = ctx.extractor.pair(src, tgt, TextStats(src), TextStats(tgt))  # only the pairs scored, not every line
-        F = np.hstack([pair, ctx.extractor.statistical(src, tgt, X, Y)])
+        pair = ctx.extractor.pair(src_block, tgt_block, TextStats(src_block), TextStats(tgt_block))
+        F = np.hstack([pair, ctx.extractor.statistical(src_block, tgt_block, X, Y)])
         features[block] = F
         scores[block], weakest[block] = ctx.learned.classifier.predict_with_reasons(F)
         start += X.shape[0]
     return Scored(task.reasons.size, task.rows, scores, features, weakest)
 
 
+def features_task(ctx: FilterContext, pairs: tuple[list[str], list[str]]) -> np.ndarray:
+    """Every feature of a block of training examples (texts), one row per pair."""
+    return ctx.extractor(*pairs)
+
+
 def stack_blocks(blocks: list[tuple]) -> tuple:
     return vstack([b[0] for b in blocks]), vstack([b[1] for b in blocks])
+
+
+@dataclasses.dataclass
+class RawLines:
+    """Whole input lines, undecoded: ``data`` (every line ends in a newline), the position of each
+    line's newline (``ends``), and the block's rows (a slice of every row, ``rows``) with their line
+    in the block (``lines``)."""
+
+    data: np.ndarray
+    ends: np.ndarray
+    rows: slice
+    lines: np.ndarray
+
+    @classmethod
+    def of(cls, data: bytes, first: int, linenos: np.ndarray, row: int) -> "RawLines":
+        """The block ``data`` of whole lines from line ``first`` on; ``linenos``: every row's line
+        number, of which ``row`` is the first in this block."""
+        if not data.endswith(b"\n"):  # the file's last line
+            data += b"\n"
+        array = np.frombuffer(data, dtype=np.uint8)
+        ends = np.flatnonzero(array == 10)
+        stop = int(np.searchsorted(linenos, first + ends.size))
+        return cls(array, ends, slice(row, stop), linenos[row:stop] - first)
+
+    def _spans(self, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(start, stop) of the text of ``lines`` (indices): up to the newline, less a carriage
+        return before it, which the reader strips too."""
+        ends = self.ends[lines]
+        starts = np.where(lines > 0, self.ends[lines - 1] + 1, 0)
+        return starts, ends - ((ends > starts) & (self.data[ends - 1] == 13))
+
+    def joined(self, keep: np.ndarray) -> bytes:
+        """The rows where ``keep``, each as the reader read it followed by a newline: the bytes of
+        ``"".join(line + "\\n" for line in kept lines)``."""
+        lines = self.lines[keep]
+        take = np.zeros(self.ends.size, dtype=bool)
+        take[lines] = True
+        mask = np.repeat(take, np.diff(self.ends, prepend=-1))  # whole lines, newline included
+        stops = self._spans(lines)[1]
+        mask[stops[stops < self.ends[lines]]] = False  # less their carriage returns
+        return self.data[mask].tobytes()
+
+    def texts(self) -> list[str]:
+        """Each row's line as the reader decoded it."""
+        data = self.data.tobytes()
+        return [data[a:b].decode("utf-8") for a, b in zip(*(x.tolist() for x in self._spans(self.lines)))]
 
 
 class Workspace:
@@ -316,7 +397,7 @@ class FilterJob:
         """
         reader = open_pairs(self.input_path, dataclasses.replace(self.cfg.input, block_size=self.cfg.task_lines))
         tick = self.progress(pass_name)
-        offset = 0
+        offset, first_pass = 0, self.input_sha256 is None
         for block in reader:
             src, tgt = block.columns
             n = len(src)
@@ -327,6 +408,8 @@ class FilterJob:
                 src, tgt = [src[i] for i in rows.tolist()], [tgt[i] for i in rows.tolist()]
             yield Task(offset, src, tgt, codes, bound() if bound else 2**64 - 1,
                        text_bound() if text_bound else 2**64 - 1, rows)
+            if first_pass:  # which input line each row is, for writing
+                self.work.append("linenos", block.linenos.astype(np.int64))
             offset += n
             tick(n)
         digest = reader.sha256.hexdigest()
@@ -335,25 +418,42 @@ class FilterJob:
         elif digest != self.input_sha256 or offset != self.n:
             raise KcoocError(f"{self.input_path} changed while it was being filtered; rerun on a stable copy")
 
-    def lines(self) -> Iterator[list[str]]:
-        """The raw input lines again, block by block, for writing."""
-        reader = open_pairs(self.input_path, dataclasses.replace(self.cfg.input, block_size=self.cfg.task_lines))
+    def spooled_tasks(self, reasons: np.ndarray) -> Iterator[Task]:
+        """The score pass's tasks on local engines, without reading the input again: the rows of
+        each task (``task_lines`` rows, as the screen pass cut them) that pass the rules; their
+        texts are in the spool."""
+        tick = self.progress("score")
+        for offset in range(0, self.n, self.cfg.task_lines):
+            codes = np.array(reasons[offset : offset + self.cfg.task_lines])
+            yield Task(offset, None, None, codes, rows=np.flatnonzero(codes == PASS))
+            tick(codes.size)
+
+    def raw_lines(self) -> Iterator["RawLines"]:
+        """The input again, undecoded, for writing: blocks of whole lines and the rows among them
+        (the lines that the screen pass read as rows: ``linenos``)."""
+        linenos = self.work.array("linenos", np.int64)
+        digest = hashlib.sha256()
         tick = self.progress("write")
-        for block in reader:
-            yield block.lines
-            tick(len(block.lines))
-        if reader.sha256.hexdigest() != self.input_sha256:
+        row = 0
+        for first, data in line_blocks(self.input_path, observe=digest.update):
+            block = RawLines.of(data, first, linenos, row)
+            yield block
+            tick(block.ends.size)
+            row = block.rows.stop
+        if digest.hexdigest() != self.input_sha256:
             raise KcoocError(f"{self.input_path} changed while it was being filtered; rerun on a stable copy")
 
     def spool(self) -> str | None:
-        """Where the screen pass leaves encoded pairs for the score pass: the work directory, on
-        local engines (every worker sees it); none on Dask, whose workers may not share a disk and
-        may get another task in the score pass: sending the encoded pairs (~1 KB a pair as sparse
-        rows) there and back costs more than encoding the pairs that are scored again."""
+        """Where the screen pass leaves the passing pairs (texts, and encoding where it computes
+        one) for the score pass: the work directory, on local engines (every worker sees it), so
+        that the score pass neither reads the input again nor encodes again; none on Dask, whose
+        workers may not share a disk and may get another task in the score pass: there the score
+        pass reads the input and encodes the pairs it scores (sending ~1 KB a pair of sparse rows
+        there and back would cost more)."""
         if self.engine.name == "dask":
             return None
-        os.makedirs(self.work.file("encoded"), exist_ok=True)
-        return self.work.file("encoded")
+        os.makedirs(self.work.file("spool"), exist_ok=True)
+        return self.work.file("spool")
 
     # -- passes ----------------------------------------------------------------------------------
     def screen(self, model: PHSIC | None, encoder_specs: list[dict] | None, learned: LearnedScorer | None = None
@@ -390,6 +490,14 @@ class FilterJob:
                 moments = result if moments is None else moments.add(result)
         return moments
 
+    def features(self, model: PHSIC, learned: LearnedScorer, src: list[str], tgt: list[str]) -> np.ndarray:
+        """Every feature of the training examples ``(src, tgt)``, computed by the engine's workers in
+        blocks of ``FEATURE_BLOCK`` pairs: each row depends on its pair alone, so the rows are those
+        of one block of all the pairs (the classifier's bytes do not depend on the engine)."""
+        ctx = FilterContext(self.cfg, model, None, learned)
+        blocks = ((src[i : i + FEATURE_BLOCK], tgt[i : i + FEATURE_BLOCK]) for i in range(0, len(src), FEATURE_BLOCK))
+        return np.vstack(list(self.engine.map(features_task, ctx, blocks)))
+
     def score(self, model: PHSIC, reasons: np.ndarray, encoder_specs, learned: LearnedScorer | None = None,
               copies: tuple[np.ndarray, np.ndarray] | None = None, copy_features: bool = True) -> np.ndarray:
         """Pass 3: scores per line (NaN where a rule failed); with ``learned`` also the per-line
@@ -399,7 +507,7 @@ class FilterJob:
         feature if ``copy_features`` (only --annotated reads those; copying maps every page)."""
         ctx = FilterContext(self.cfg, model, encoder_specs, learned, self.spool())
         width = len(learned.names) if learned else 0
-        tasks = self.tasks("score", reasons, passing_only=True)
+        tasks = self.spooled_tasks(reasons) if ctx.spool else self.tasks("score", reasons, passing_only=True)
         for result in self.engine.map(score_task, ctx, tasks):
             n, rows = result.lines, result.rows
             scores = np.full(n, np.nan)

@@ -70,9 +70,6 @@ class FeatureExtractor:
         return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt),
                                 self.alignment.features(src, tgt)])
 
-    def fit_alignment(self, src: list[str], tgt: list[str], buckets: int, threads: int = 1) -> None:
-        self.alignment = AlignmentModel.fit(src, tgt, buckets, threads)
-
     def __call__(self, src: list[str], tgt: list[str]) -> np.ndarray:
         """Every feature, from the texts alone (used for the training examples)."""
         X, Y = self.encoders[0].encode(src), self.encoders[1].encode(tgt)
@@ -103,6 +100,7 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, regularization: float, tol: float
     penalty = 1.0 / (regularization * n)
     w, b = (np.zeros(width), 0.0) if start is None else (np.array(start[0], dtype=np.float64), float(start[1]))
     X32 = X.astype(np.float32)
+    weighted = np.empty_like(X32)  # rows of X32 times sqrt(h), refilled at every step (no fresh pages)
 
     def objective(z, w):
         return float(np.mean(np.logaddexp(0.0, z) - y * z) + penalty / 2 * (w @ w))
@@ -117,7 +115,8 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, regularization: float, tol: float
                 break
             h = p * (1 - p) / n
             H = np.empty((width + 1, width + 1))
-            upper = blas.ssyrk(1.0, (X32 * np.sqrt(h, dtype=np.float32)[:, None]).T, trans=0)
+            np.multiply(X32, np.sqrt(h, dtype=np.float32)[:, None], out=weighted)
+            upper = blas.ssyrk(1.0, weighted.T, trans=0)
             H[:width, :width] = np.triu(upper) + np.triu(upper, 1).T
             H[np.arange(width), np.arange(width)] += penalty
             H[:width, width] = H[width, :width] = X.T @ h
@@ -400,7 +399,7 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed)
     if fit is not None:
         fit(src + noisy_src, tgt + noisy_tgt)
-    F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
+    F = features(src + noisy_src, tgt + noisy_tgt)
     clean = np.repeat([True, False], len(src))
     families = list(dict.fromkeys(NOISE_FAMILIES.values())) if detectors else ["noise"]
     family = np.array([families.index(NOISE_FAMILIES[kind]) if detectors else 0 for kind in NOISE_KINDS]) + 1
