@@ -19,11 +19,18 @@ import numpy as np
 MISMATCH_FEATURES = ("numbers_mismatch", "placeholders_mismatch")
 
 
-def item_mismatch(src: tuple[np.ndarray, np.ndarray], tgt: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
-    """1 where the multisets of a pair's (sentence, hash) items differ, else 0."""
+def item_balance(src: tuple[np.ndarray, np.ndarray], tgt: tuple[np.ndarray, np.ndarray]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Every distinct (sentence << 32 | hash) key of both sides' items, and how many more times the
+    source has it than the target (negative: the target has more)."""
     keys_s, keys_t = (sentence.astype(np.int64) << 32 | hashes for sentence, hashes in (src, tgt))
     keys, inverse = np.unique(np.concatenate([keys_s, keys_t]), return_inverse=True)
-    balance = np.bincount(inverse, np.r_[np.ones(keys_s.size), -np.ones(keys_t.size)], minlength=keys.size)
+    return keys, np.bincount(inverse, np.r_[np.ones(keys_s.size), -np.ones(keys_t.size)], minlength=keys.size)
+
+
+def item_mismatch(src: tuple[np.ndarray, np.ndarray], tgt: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
+    """1 where the multisets of a pair's (sentence, hash) items differ, else 0."""
+    keys, balance = item_balance(src, tgt)
     return np.minimum(np.bincount(keys >> 32, np.abs(balance), minlength=n), 1.0)
 
 

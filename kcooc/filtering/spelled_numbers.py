@@ -22,6 +22,8 @@ from functools import cache
 
 import numpy as np
 
+from .mismatch import item_balance
+
 _WORDS = {
     0: "zero null zéro cero",
     1: "one first single once ein eine einen einem einer eines eins erste ersten erster erstes einzeln "
@@ -92,9 +94,7 @@ def complete_numbers(src: list[str], tgt: list[str], src_numbers: tuple[np.ndarr
     """The sides' (sentence index, hash) number items, each side completed by the numbers the other side
     has in digits more often than this one and this side spells out (at most that surplus, at most as often
     as spelled). Only the pairs with such a surplus are searched for words."""
-    keys = [sentence.astype(np.int64) << 32 | hashes for sentence, hashes in (src_numbers, tgt_numbers)]
-    unique, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-    balance = np.bincount(inverse, np.r_[np.ones(keys[0].size), -np.ones(keys[1].size)], minlength=unique.size)
+    unique, balance = item_balance(src_numbers, tgt_numbers)
     hashes = _digit_hashes()
     completed = []
     for side, (texts, numbers) in enumerate(((src, src_numbers), (tgt, tgt_numbers))):
