@@ -115,6 +115,8 @@ def similar_partners(src: list[str], tgt: list[str], fallback: np.ndarray, seed:
         signature = np.full(n, np.iinfo(np.uint64).max, dtype=np.uint64)
         np.minimum.at(signature, sentence, mix64(ids.astype(np.uint64) ^ mix64(np.uint64(k + 1))))
         open_ = np.flatnonzero((partner < 0) & (np.diff(indptr) > 0))
+        if open_.size == 0:  # every pair has a partner already (a corpus of duplicates, say)
+            break
         order = open_[np.lexsort((rng.permutation(open_.size), signature[open_]))]
         same = signature[order]
         first = np.concatenate([[True], same[1:] != same[:-1]])

@@ -394,8 +394,10 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     noise included). With ``detectors``, one detector per family of noise (noise.NOISE_FAMILIES)
     against clean instead of one clean-vs-all fit. Returns the classifier and its held-out report.
     """
-    if len(src) < 10:
-        raise InputError(f"only {len(src)} pairs pass the rules: too few to learn a score from (need 10)")
+    unique = list(dict.fromkeys(zip(src, tgt)))  # a pair repeated in the corpus is one example, held out or not
+    if len(unique) < 10:
+        raise InputError(f"too few distinct pairs pass the rules to learn a score from: {len(unique)} (need 10)")
+    src, tgt = [s for s, _ in unique], [t for _, t in unique]
     noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed)
     if fit is not None:
         fit(src + noisy_src, tgt + noisy_tgt)
