@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..encoders import mix64
+from ..hashing import mix64
 from .alignment import token_sequences
 from .patterns import PATTERNS
 
