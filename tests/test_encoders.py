@@ -3,10 +3,17 @@
 import numpy as np
 import pytest
 
-from conftest import read_pairs
-from kcooc.encoders import (FastTextEncoder, HashingEncoder, StaticVectorsEncoder, WordLlamaEncoder, build_encoder,
-                            tokenize)
+from kcooc.encoders import (
+    FastTextEncoder,
+    HashingEncoder,
+    StaticVectorsEncoder,
+    WordLlamaEncoder,
+    build_encoder,
+    tokenize,
+)
 from kcooc.errors import InputError
+
+from conftest import read_pairs
 
 MASK = (1 << 64) - 1
 BASE = 0x100000001B3

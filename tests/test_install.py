@@ -11,8 +11,9 @@ import textwrap
 
 import pytest
 
-from conftest import DATA, TRAIN
 from kcooc.cli import COMMANDS, cli
+
+from conftest import DATA, TRAIN
 
 HEAVY = ("scipy", "numba", "sklearn", "matplotlib", "fasttext", "wordllama", "nltk", "distributed")
 

@@ -28,7 +28,8 @@ def test_example_runs(example, monkeypatch):
 
 
 def test_import_kcooc_is_light_and_exports_every_estimator():
-    code = ("import sys, kcooc; heavy = [m for m in ('numpy', 'scipy', 'numba', 'sklearn', 'click') if m in sys.modules]; "
+    code = ("import sys, kcooc; "
+            "heavy = [m for m in ('numpy', 'scipy', 'numba', 'sklearn', 'click') if m in sys.modules]; "
             "print(heavy); print(sorted(kcooc.__all__) == sorted(dir(kcooc)))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.split("\n")[:2] == ["[]", "True"]

@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_fitted
 from ..text import TextStats
 from .alignment import ALIGNMENT_FEATURES, AlignmentModel
 from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features, pair_items
@@ -165,6 +165,8 @@ class PairClassifier:
     detectors : sequence of str, default ("noise",)
         The noise classes (families of synthetic noise, noise.NOISE_FAMILIES) next to "clean".
 
+    Notes
+    -----
     Standardise, expand to degree 2, one binary logistic regression per detector k (clean against
     that noise class alone), times a language gate per gated side (``gated``: the target's):
     ``predict_proba`` = 1 / (1 + sum_k exp(m_k)) x prod over gated sides (P + (1 - P) q),
@@ -269,6 +271,7 @@ class PairClassifier:
         return np.searchsorted(LENGTH_EDGES, np.expm1(F[:, self.length_columns]) + 0.5)
 
     def standardised(self, F: np.ndarray) -> np.ndarray:
+        check_fitted(self, "coef_")
         return (self._expand(F) - self.mean_) / self.scale_
 
     @staticmethod
@@ -344,6 +347,7 @@ class PairClassifier:
 
     # -- persistence ------------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        check_fitted(self, "coef_")
         return ({"names": self.names, "regularization": self.regularization, "seed": self.seed,
                  "language_prior": self.language_prior, "detectors": self.detectors,
                  "fitted_detectors": self.detectors_, "gated": self.gated,
