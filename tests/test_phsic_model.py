@@ -8,7 +8,7 @@ from kcooc.encoders import HashingEncoder, WordLlamaEncoder
 from kcooc.kernels import IncompleteCholeskyMap, RBFKernel, make_kernel
 from kcooc.phsic import PHSIC, CrossMoments
 
-from conftest import read_pairs
+from conftest import needs_wordllama, read_pairs
 
 
 def naive_phsic(x_new, y_new, X, Y, k, l_kernel):
@@ -28,6 +28,7 @@ def naive_phsic(x_new, y_new, X, Y, k, l_kernel):
 @pytest.fixture(scope="module")
 def vectors():
     """Real sentence vectors: WordLlama embeddings of dialogue pairs from the excerpt."""
+    pytest.importorskip("wordllama", reason="wordllama is not installed (pip install 'kcooc[wordllama]')")
     x, y = read_pairs(n=60)
     encoder = WordLlamaEncoder()
     return encoder.encode(x).astype(np.float64), encoder.encode(y).astype(np.float64)
@@ -132,6 +133,7 @@ def test_score_matrix_matches_pairwise_scores(vectors):
     np.testing.assert_allclose(matrix, pairwise, rtol=1e-10)
 
 
+@needs_wordllama
 def test_true_pairs_score_higher_than_shuffled_pairs():
     """PHSIC learns the dependence: real (context, response) pairs beat mismatched ones."""
     x, y = read_pairs()

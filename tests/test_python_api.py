@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from conftest import needs_translit
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.path.join(ROOT, "docs", "python-api.md")
 EXAMPLES = re.findall(r"^```python\n(.*?)^```", open(PAGE, encoding="utf-8").read(), flags=re.S | re.M)
@@ -21,7 +23,8 @@ def test_the_page_has_an_example_per_method():
         assert f"{name}(" in code or f"{name})" in code, name
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=[f"example{i}" for i in range(len(EXAMPLES))])
+@pytest.mark.parametrize("example", [pytest.param(e, marks=needs_translit) if "anyascii" in e else e for e in EXAMPLES],
+                         ids=[f"example{i}" for i in range(len(EXAMPLES))])
 def test_example_runs(example, monkeypatch):
     monkeypatch.chdir(ROOT)
     exec(compile(example, PAGE, "exec"), {"__name__": "example"})

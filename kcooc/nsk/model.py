@@ -69,32 +69,26 @@ class ConvolutionKernel:
 
     Examples
     --------
-    Paths of (part-of-speech tag, word) tuples, read from JSON lines:
+    Three sentences as paths of (part-of-speech tag, word) tuples, read from JSON lines:
 
-    >>> import json, os, tempfile
+    >>> import os, tempfile
     >>> import numpy as np
-    >>> from kcooc import ConvolutionKernel, NSKClassifier
+    >>> from kcooc import ConvolutionKernel
     >>> from kcooc.nsk.structures import Labels, read_structures
-    >>> news = [[["dt", "the"], ["nn", "market"], ["vbd", "fell"]], [["nn", "stocks"], ["vbd", "rose"]],
-    ...         [["dt", "the"], ["nn", "bank"], ["vbd", "said"]], [["nn", "prices"], ["vbd", "fell"]]]
-    >>> fiction = [[["prp", "she"], ["vbd", "smiled"], ["rb", "softly"]], [["prp", "he"], ["vbd", "whispered"]],
-    ...            [["prp", "she"], ["vbd", "laughed"], ["rb", "again"]], [["prp", "he"], ["vbd", "smiled"]]]
-    >>> records = [(1, path) for path in news * 3] + [(0, path) for path in fiction * 3]
-    >>> records += [(1, [["dt", "the"], ["nn", "index"], ["vbd", "fell"]]),
-    ...             (0, [["prp", "she"], ["vbd", "whispered"], ["rb", "softly"]])]
+    >>> lines = ['{"label": 1, "tuples": [["dt", "the"], ["nn", "market"], ["vbd", "fell"]]}',
+    ...          '{"label": 1, "tuples": [["dt", "the"], ["nn", "index"], ["vbd", "fell"]]}',
+    ...          '{"label": 0, "tuples": [["prp", "she"], ["vbd", "smiled"], ["rb", "softly"]]}']
     >>> folder = tempfile.TemporaryDirectory()
-    >>> jsonl = os.path.join(folder.name, "paths.jsonl")
-    >>> with open(jsonl, "w", encoding="utf-8") as f:
-    ...     f.writelines(json.dumps({"label": label, "tuples": path}) + "\\n" for label, path in records)
-    >>> structures = read_structures(jsonl, Labels(), Labels())
+    >>> path = os.path.join(folder.name, "paths.jsonl")
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write("\\n".join(lines))
+    >>> X = read_structures(path, Labels(), Labels())
     >>> folder.cleanup()
-    >>> train, test = structures.subset(np.arange(24)), structures.subset([24, 25])
-    >>> kernel = ConvolutionKernel("path", lam=0.8, max_length=2)
-    >>> K = kernel(train, np.arange(24), train, np.arange(24))
-    >>> K.shape, bool(np.allclose(np.diag(K), 1))
-    ((24, 24), True)
-    >>> bool(K[0, 2] > K[0, 12])  # two news paths share more than a news and a fiction path
-    True
+    >>> K = ConvolutionKernel("path", lam=0.8, max_length=2)(X, np.arange(3), X, np.arange(3))
+    >>> K.round(2)  # the two news paths share "the" and "fell"; the fiction path shares no tuple
+    array([[1.  , 0.51, 0.  ],
+           [0.51, 1.  , 0.  ],
+           [0.  , 0.  , 1.  ]])
     """
 
     def __init__(self, kind: str, lam: float = 0.8, max_length: int = 4, sigma: np.ndarray | None = None,

@@ -59,18 +59,13 @@ class StringRewritingKernel:
     >>> from kcooc import StringRewritingKernel
     >>> terms = [{"kind": "srk", "k": [1, 2], "pattern_types": ["stem"], "variable_types": ["stem"]},
     ...          {"kind": "pr"}]  # no WordNet type: runs without WordNet
-    >>> sentences = ["the cat sat on the mat", "he bought a new car", "she reads books at night",
-    ...              "the train left early", "we walked to the park", "birds sing in the morning"]
-    >>> rewritten = ["on the mat sat the cat", "he bought a car that is new", "at night she reads books",
-    ...              "early the train left", "we walked to the park today", "in the morning birds sing"]
-    >>> unrelated = ["stocks fell sharply on monday", "rain is expected tomorrow", "the budget was approved",
-    ...              "my sister plays the violin", "prices rose last quarter", "the server crashed twice"]
-    >>> pairs = [(a.split(), b.split()) for a, b in zip(sentences * 2, rewritten + unrelated)]
-    >>> labels = [1] * 6 + [0] * 6
+    >>> pairs = [("the cat sat on the mat".split(), "on the mat sat the cat".split()),
+    ...          ("the dog sat on the rug".split(), "on the rug sat the dog".split()),
+    ...          ("the dog sat on the rug".split(), "stocks fell sharply on monday".split())]
     >>> K = StringRewritingKernel(terms)(pairs)
     >>> K.shape, bool(np.allclose(np.diag(K), 1)), bool(np.allclose(K, K.T))
-    ((12, 12), True, True)
-    >>> bool(K[0, 1] > K[0, 6])  # two rewritings alike, more than a rewriting and an unrelated pair
+    ((3, 3), True, True)
+    >>> bool(K[0, 1] > K[0, 2])  # two rewritings alike, more than a rewriting and an unrelated pair
     True
     """
 
