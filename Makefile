@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-startup clean
+.PHONY: install install-test install-data install-docs wordnet demo test test-all docs lint data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-startup clean
 
 # Every extra ([all]): a plain `pip install kcooc` is the core only (see README, "Install").
 # Each step says what it builds and why before pip's quiet run.
@@ -22,6 +22,19 @@ install-test:
 install-data:
 	$(call INSTALL_NOTE,kcooc[all] and the data builders (eflomal compiles C; gensim; language-ID peers))
 	$(PIP) install -q -e '.[all,data,test]'
+
+install-docs:
+	$(call INSTALL_NOTE,kcooc[all] and the documentation and lint tools (Sphinx, numpydoc, ruff))
+	$(PIP) install -q -e '.[all,docs,lint]'
+
+# The API reference from the docstrings (docs/api) as HTML in build/docs, not committed; any warning fails.
+docs: install-docs
+	$(PYTHON) -m sphinx -W --keep-going -q -b html docs/api build/docs
+	@echo "kcooc: API reference in build/docs/index.html"
+
+# pyflakes, pycodestyle, import order and bugbear ([tool.ruff] in pyproject.toml).
+lint: install-docs
+	$(PYTHON) -m ruff check kcooc scripts tests docs/api
 
 # The main job on the embedded default data: real chitchat dialogue pairs (from the PyPI package
 # chitchat-dataset), PHSIC with WordLlama vectors (ship with the package), scored and evaluated.
@@ -198,4 +211,4 @@ cli-docs:
 	$(PYTHON) -m scripts.tools.cli_docs > docs/cli.md
 
 clean:
-	rm -rf $(RUNS) .pytest_cache
+	rm -rf $(RUNS) .pytest_cache build/docs

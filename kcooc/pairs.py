@@ -69,7 +69,8 @@ def vector_pairs(x_path: str, y_path: str, block_size: int, reader: TsvReader | 
         raise InputError(f"{x_path} has {X.shape[0]} rows but {y_path} has {Y.shape[0]}")
     if reader is None:
         for start in range(0, X.shape[0], block_size):
-            yield PairBlock(None, None, np.asarray(X[start : start + block_size]), np.asarray(Y[start : start + block_size]))
+            rows = slice(start, start + block_size)
+            yield PairBlock(None, None, np.asarray(X[rows]), np.asarray(Y[rows]))
         return
     if reader.on_error == "skip":
         raise InputError("--on-error skip cannot be used with precomputed vectors: skipped lines would misalign rows")

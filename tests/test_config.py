@@ -5,8 +5,8 @@ import os
 import pytest
 
 from kcooc import config
-from kcooc.errors import InputError
 from kcooc.ca.config import CaConfig
+from kcooc.errors import InputError
 from kcooc.filtering.config import FilterConfig
 from kcooc.ks.config import KsConfig
 from kcooc.nsk.config import NskConfig

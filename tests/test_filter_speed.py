@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from conftest import DATA
 from kcooc.filtering.alignment import DIAGONALS, TOKEN_LIMIT, AlignmentModel, _prior_table, _priors, token_sequences
 from kcooc.filtering.features import CorpusCounts
 from kcooc.linalg import _sparse_cross_product, add_cross_product
 from kcooc.phsic.model import CrossMoments
+
+from conftest import DATA
 
 
 def read_pairs(n, path=f"{DATA}/en-ja.tsv"):

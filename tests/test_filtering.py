@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA
 from kcooc.config import load
 from kcooc.engine import Context, ProcessEngine, SerialEngine
 from kcooc.errors import KcoocError
@@ -20,6 +19,8 @@ from kcooc.filtering.select import select
 from kcooc.filtering.workspace import Workspace
 from kcooc.phsic.model import PHSIC
 from kcooc.text import LANGUAGE_SCRIPTS, SCRIPT_RANGES, TextStats
+
+from conftest import DATA
 
 EN_JA = f"{DATA}/en-ja.tsv"
 
@@ -67,7 +68,8 @@ def naive_reasons(src, tgt, rules):
             reasons.append("identical_sides")
         elif rules.max_chars is not None and max(len(s), len(t)) > rules.max_chars:
             reasons.append("too_long")
-        elif rules.length_ratio() is not None and max(len(s), len(t)) + 10 > rules.length_ratio() * (min(len(s), len(t)) + 10):
+        elif (rules.length_ratio() is not None
+              and max(len(s), len(t)) + 10 > rules.length_ratio() * (min(len(s), len(t)) + 10)):
             reasons.append("length_ratio")
         elif rules.control_chars and (ns[3] or nt[3]):
             reasons.append("control_chars")
@@ -135,8 +137,8 @@ def naive_select(scores, reasons, cfg, words):
 @given(st.lists(st.integers(-3, 3), min_size=1, max_size=40), st.data())
 def test_selection_equals_a_sorted_reference(values, data):
     scores = np.array(values, dtype=float) / 2  # many ties: they must go to the earlier line
-    reasons = np.array(data.draw(st.lists(st.sampled_from([0, 0, 0, 1, 3]), min_size=len(values), max_size=len(values))),
-                       dtype=np.uint8)
+    reasons = np.array(data.draw(st.lists(st.sampled_from([0, 0, 0, 1, 3]), min_size=len(values),
+                                          max_size=len(values))), dtype=np.uint8)
     words = np.array(data.draw(st.lists(st.integers(0, 5), min_size=len(values), max_size=len(values))), dtype=np.int32)
     mode = data.draw(st.sampled_from(["top_k", "top_ratio", "word_budget", None]))
     value = {"top_k": data.draw(st.integers(0, 50)), "top_ratio": data.draw(st.floats(0.01, 1.0)),
@@ -248,9 +250,9 @@ import re  # noqa: E402
 import zlib  # noqa: E402
 
 from kcooc.filtering import features as feat  # noqa: E402
+from kcooc.filtering import spelled_numbers as spelled  # noqa: E402
 from kcooc.filtering.alignment import DIAGONALS, AlignmentModel, token_sequences  # noqa: E402
 from kcooc.filtering.alignment import TOKEN_LIMIT as ALIGNMENT_TOKEN_LIMIT  # noqa: E402
-from kcooc.filtering import spelled_numbers as spelled  # noqa: E402
 from kcooc.filtering.mismatch import mismatch_features  # noqa: E402
 from kcooc.filtering.noise import MINHASHES, NOISE_FAMILIES, NOISE_KINDS, similar_partners, synthesize  # noqa: E402
 from kcooc.filtering.scorer import PairClassifier, train  # noqa: E402
@@ -317,7 +319,9 @@ def naive_pair_numbers(s, t):
 
 def naive_items(sentence, kind, other=None):
     if kind == "numbers":
-        return set(naive_pair_numbers(sentence, other)[0]) if other is not None else set(naive_item_list(sentence, kind))
+        if other is not None:
+            return set(naive_pair_numbers(sentence, other)[0])
+        return set(naive_item_list(sentence, kind))
     if kind == "capitals":
         tokens, current = [], ""
         for c in sentence + " ":
@@ -427,7 +431,8 @@ def test_mismatch_features_equal_a_multiset_reference(pair):
 
 
 GCC_AND_MARKUP_PAIRS = [  # (source, target, placeholders agree)
-    ("-fdoc-inc=<file> Include a Ddoc macro <file>.", "-fdoc-inc=<Datei> Eine Ddoc-Makro-Datei <Datei> inkludieren.", True),
+    ("-fdoc-inc=<file> Include a Ddoc macro <file>.", "-fdoc-inc=<Datei> Eine Ddoc-Makro-Datei <Datei> inkludieren.",
+     True),
     ("don%'t support DSP extension instructions", "Erweiterungsbefehle für DSPs nicht unterstützen", True),
     ("include %qs translated to import", "%<include %s%> wurde übersetzt zu »import«", True),
     ("definition of explicitly-defaulted %q+D", "définition de %qD explicitement par défaut", True),
@@ -500,7 +505,8 @@ def naive_trigrams(sentence, buckets):
     out = []
     for i in range(len(text) - 2):
         a, b, c = (ord(x) for x in text[i : i + 3])
-        out.append((int(mix64(np.uint64(a | b << 21 | c << 42))) % buckets, int(mix64(np.uint64(a | b << 21))) % buckets))
+        trigram, context = mix64(np.uint64(a | b << 21 | c << 42)), mix64(np.uint64(a | b << 21))
+        out.append((int(trigram) % buckets, int(context) % buckets))
     return out
 
 
@@ -515,7 +521,8 @@ def test_corpus_features_equal_a_per_pair_reference():
                 trigrams[side, tri] += 1
                 contexts[side, ctx] += 1
     assert np.array_equal(counts.trigrams, trigrams) and np.array_equal(counts.contexts, contexts)
-    halves = feat.CorpusCounts.count(src[:77], tgt[:77], fluency).merge(feat.CorpusCounts.count(src[77:], tgt[77:], fluency))
+    halves = feat.CorpusCounts.count(src[:77], tgt[:77], fluency).merge(
+        feat.CorpusCounts.count(src[77:], tgt[77:], fluency))
     assert all(np.array_equal(x, y) for x, y in zip(halves.arrays().values(), counts.arrays().values()))
 
     model = feat.CorpusModel(counts)
@@ -711,11 +718,12 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     bucket = np.array([sum(c >= edge for edge in (10, 25, 50, 100)) for c in chars])
     edges = [-87.0, -30.0, -10.0, math.log(0.5)]
     depth = [next((e for e in edges if math.log(p) <= e), edges[-1]) for p in posterior]  # the first edge >= log P
-    rate = np.array([(sum(1 for j in range(400) if clean[j] and bucket[j] == bucket[i] and math.log(posterior[j]) <= depth[i]) + 1)
+    rate = np.array([(sum(1 for j in range(400)
+                          if clean[j] and bucket[j] == bucket[i] and math.log(posterior[j]) <= depth[i]) + 1)
                      / ((clean & (bucket == bucket[i])).sum() + 2) for i in range(400)])
     q = 0.8 * rate / (0.8 * rate + 0.2)
-    np.testing.assert_allclose(gated.predict_proba(G), plain.predict_proba(G[:, :4]) * (posterior + (1 - posterior) * q),
-                               rtol=1e-12)
+    expected = plain.predict_proba(G[:, :4]) * (posterior + (1 - posterior) * q)
+    np.testing.assert_allclose(gated.predict_proba(G), expected, rtol=1e-12)
     weakest = gated.weakest(G)
     low = posterior + (1 - posterior) * q < 0.5
     assert low.any() and (weakest[low] == 5).all()
@@ -756,7 +764,8 @@ def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
     margins = []
     for k in (1, 2):  # each detector: clean against its own noise alone
         rows = (labels == 0) | (labels == k)
-        reference = LogisticRegression(C=0.5, solver="newton-cholesky", max_iter=100, tol=1e-6).fit(terms[rows], labels[rows] == 0)
+        reference = LogisticRegression(C=0.5, solver="newton-cholesky", max_iter=100, tol=1e-6)
+        reference.fit(terms[rows], labels[rows] == 0)
         margins.append(-reference.decision_function(terms))
     np.testing.assert_allclose(model.margins(F), np.column_stack(margins), rtol=1e-6, atol=1e-6)
     # P(clean) is the softmax of (0, m_1, m_2), computed by hand from the stored arrays
@@ -798,7 +807,8 @@ def test_a_binary_classifier_of_an_older_artifact_still_scores_as_it_did():
     assert old.gate_columns == [4, 5]
     Z = both.standardised(F)
     decision = PairClassifier._terms(Z) @ old_arrays["coef"] + old_params["intercept"]
-    np.testing.assert_allclose(old.predict_proba(F), 1 / (1 + np.exp(-decision)) * both._gate(F).prod(axis=1), rtol=1e-12)
+    expected = 1 / (1 + np.exp(-decision)) * both._gate(F).prod(axis=1)
+    np.testing.assert_allclose(old.predict_proba(F), expected, rtol=1e-12)
 
 
 def test_training_is_seeded_and_reports_held_out_numbers():

@@ -27,8 +27,8 @@ class CaConfig:
         "whitespace tokens as they are")
     min_count: int = option(5, "words seen fewer times are dropped from the stream before counting")
     max_vocab: Union[int, None] = option(None, "keep only the most frequent words (null = all above min_count)")
-    supervision: Union[str, None] = option(None, "SCA (Def. 5): a file of 'word word score' pairs (e.g. MEN) that tunes the "
-                                          "distances; null = LCA")
+    supervision: Union[str, None] = option(None, "SCA (Def. 5): a file of 'word word score' pairs (e.g. MEN) that "
+                                          "tunes the distances; null = LCA")
     supervision_weight: float = option(1.0, "SCA: tuning ratio of a supervised pair = 1 + weight x score / max score "
                                        "(>= -1; negative pulls similar words together); see docs/results-text8.md")
     power: float = option(

@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_fitted
 from ..linalg import fit_logistic
 from .alignment import AlignmentModel
 from .extractor import FeatureExtractor
@@ -61,6 +61,8 @@ class PairClassifier:
     detectors : sequence of str, default ("noise",)
         The noise classes (families of synthetic noise, noise.NOISE_FAMILIES) next to "clean".
 
+    Notes
+    -----
     Standardise, expand to degree 2, one binary logistic regression per detector k (clean against
     that noise class alone), times a language gate per gated side (``gated``: the target's):
     ``predict_proba`` = 1 / (1 + sum_k exp(m_k)) x prod over gated sides (P + (1 - P) q),
@@ -165,6 +167,7 @@ class PairClassifier:
         return np.searchsorted(LENGTH_EDGES, np.expm1(F[:, self.length_columns]) + 0.5)
 
     def standardised(self, F: np.ndarray) -> np.ndarray:
+        check_fitted(self, "coef_")
         return (self._expand(F) - self.mean_) / self.scale_
 
     @staticmethod
@@ -240,6 +243,7 @@ class PairClassifier:
 
     # -- persistence ------------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        check_fitted(self, "coef_")
         return ({"names": self.names, "regularization": self.regularization, "seed": self.seed,
                  "language_prior": self.language_prior, "detectors": self.detectors,
                  "fitted_detectors": self.detectors_, "gated": self.gated,

@@ -14,7 +14,8 @@ class FeaturesConfig:
     kind: Literal["tfidf", "chars", "kernel"] = option(
         "tfidf", "tfidf: documents (linear kernel on TF-IDF); chars: names (linear kernel on character n-gram counts); "
         "kernel: your own .npy kernel matrices (source_kernel, target_kernel)")
-    source_language: Union[str, None] = option(None, "tfidf: Snowball stemmer for the source side, e.g. english (null = no stemming)")
+    source_language: Union[str, None] = option(None, "tfidf: Snowball stemmer for the source side, e.g. english "
+                                               "(null = no stemming)")
     target_language: Union[str, None] = option(None, "tfidf: Snowball stemmer for the target side, e.g. spanish")
     max_df: float = option(0.5, "tfidf: words in more than this share of a side's documents are stop words")
     min_df: int = option(1, "tfidf: drop words in fewer documents than this")
@@ -23,8 +24,9 @@ class FeaturesConfig:
     romanise: bool = option(False, "chars: romanise the target side with anyascii before counting n-grams (the paper "
                             "romanised its Arabic names); needs the anyascii package (kcooc[translit])")
     skeleton: bool = option(False, "chars: count n-grams of both sides' consonant skeletons instead (romanised with "
-                            "anyascii, article al-/el- dropped, look-alike consonants merged, vowels and w/y/h dropped: "
-                            "Arabic script writes no short vowels); not in the paper; needs anyascii (kcooc[translit])")
+                            "anyascii, article al-/el- dropped, look-alike consonants merged, vowels and w/y/h "
+                            "dropped: Arabic script writes no short vowels); not in the paper; needs anyascii "
+                            "(kcooc[translit])")
     weighting: Literal["count", "binary", "sqrt"] = option(
         "count", "chars: n-gram counts as they are (the paper), binary (present or not) or their square root")
     normalise: bool = option(False, "chars: scale each name's n-gram vector to unit length (cosine kernel), so long "
@@ -61,11 +63,12 @@ class KsConfig:
     def validate(self) -> None:
         if not 0 < self.p_start <= self.p_stop or self.p_step <= 0:
             raise InputError("need 0 < p_start <= p_stop and p_step > 0")
-        if self.delta < 1 or self.max_iter < 1 or self.convex_iter < 1 or not 0 < self.ks_step <= 1 or self.mcca_dims < 1:
+        if min(self.delta, self.max_iter, self.convex_iter, self.mcca_dims) < 1 or not 0 < self.ks_step <= 1:
             raise InputError("delta, max_iter, convex_iter, mcca_dims >= 1 and 0 < ks_step <= 1 are required")
 
     def p_values(self) -> list[float | None]:
         """The p grid; None stands for the unsmoothed kernels (``unsmoothed``)."""
         count = int(round((self.p_stop - self.p_start) / self.p_step)) + 1
-        grid = [round(self.p_start + i * self.p_step, 6) for i in range(count) if self.p_start + i * self.p_step <= self.p_stop + 1e-9]
+        grid = [round(self.p_start + i * self.p_step, 6) for i in range(count)
+                if self.p_start + i * self.p_step <= self.p_stop + 1e-9]
         return grid + [None] if self.unsmoothed else grid

@@ -38,7 +38,8 @@ def tfidf_vectors(texts: list[str], language: str | None = None, max_df: float =
 
 WEIGHTINGS = ("count", "binary", "sqrt")
 # look-alike consonants merged in skeletons: Arabic has no p or v, Japanese no l; c/q/k and z/s vary by romanisation
-LOOK_ALIKES = (("ph", "f"), ("c", "k"), ("q", "k"), ("p", "b"), ("v", "f"), ("z", "s"), ("x", "ks"), ("j", "g"), ("l", "r"))
+LOOK_ALIKES = (("ph", "f"), ("c", "k"), ("q", "k"), ("p", "b"), ("v", "f"), ("z", "s"), ("x", "ks"), ("j", "g"),
+               ("l", "r"))
 ARABIC_ARTICLE = re.compile(r"(?<![\u0621-\u064a])\u0627\u0644(?=[\u0621-\u064a]{2})")  # al- glued to a word
 LATIN_ARTICLE = re.compile(r"(?i)\b[ae]l[- ](?=\w)")  # Al-, El- (El Salvador, Al Ain)
 

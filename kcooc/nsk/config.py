@@ -34,7 +34,8 @@ class HashingConfig:
                                       "hashing), klsh (Kulis & Grauman's kernelized LSH)")
     bits: Union[int, None] = option(None, "H, bits per code (null: log2(N)/2, i.e. ~sqrt(N) buckets)")
     reference_size: Union[int, None] = option(None, "M, size of the reference set A (null: ceil(sqrt(N)))")
-    subset_size: Union[int, None] = option(None, "random-knn: size of H1 and H2 (null: M/4); klsh: t (null: min(30, M/2))")
+    subset_size: Union[int, None] = option(None, "random-knn: size of H1 and H2 (null: M/4); "
+                                           "klsh: t (null: min(30, M/2))")
 
 
 @dataclasses.dataclass

@@ -63,7 +63,8 @@ class NeighbourIndex:
 
     def _codes(self, to_reference: np.ndarray) -> np.ndarray:
         if self.method == "random-knn":
-            bits = [to_reference[:, a].max(axis=1) > to_reference[:, b].max(axis=1) for a, b in zip(self.first, self.second)]
+            bits = [to_reference[:, a].max(axis=1) > to_reference[:, b].max(axis=1)
+                    for a, b in zip(self.first, self.second)]
         else:
             centred = (to_reference - to_reference.mean(axis=1, keepdims=True) - self.column_means + self.total_mean)
             bits = list((centred @ self.hyperplanes > 0).T)

@@ -18,7 +18,8 @@ class KernelConfig:
         "median", "rbf/laplacian bandwidth, or 'median' for the median pairwise distance of a 1000-row sample per side")
     rank: int = option(100, "incomplete Cholesky: maximum rank d (the paper uses 100)")
     tol: float = option(1e-6, "incomplete Cholesky: stop when every residual diagonal is at most this")
-    sample: Union[int, None] = option(None, "incomplete Cholesky: pivots chosen from this many seeded random pairs (null = all, as in the paper)")
+    sample: Union[int, None] = option(None, "incomplete Cholesky: pivots chosen from this many seeded random pairs "
+                                      "(null = all, as in the paper)")
     normalize: bool = option(False, "scale sentence vectors to unit length before the kernel (rbf/laplacian/poly "
                              "then ignore sentence length; a no-op for cos)")
     degree: int = option(2, "poly: degree")
@@ -36,6 +37,7 @@ class KernelConfig:
 class PhsicConfig:
     input: InputConfig = section(InputConfig, "where the pairs are in the input")
     encoder: EncoderConfig = section(EncoderConfig, "sentence encoder for x (and for y unless y_encoder is set)")
-    y_encoder: Union[EncoderConfig, None] = option(None, "a different encoder for y (e.g. another language), with the keys of encoder; null = same as encoder")
+    y_encoder: Union[EncoderConfig, None] = option(None, "a different encoder for y (e.g. another language), with the "
+                                                   "keys of encoder; null = same as encoder")
     kernel: KernelConfig = section(KernelConfig, "kernel k on x and l on y")
     seed: int = option(0, "seed for every random choice (bandwidth sample, ICD sample)")

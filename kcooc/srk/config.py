@@ -42,7 +42,8 @@ class KernelTermConfig:
 
 @dataclasses.dataclass
 class SvmConfig:
-    c_grid: list[float] = option([0.01, 0.1, 1.0, 10.0, 100.0], "C values tried by cross-validation on the training set")
+    c_grid: list[float] = option([0.01, 0.1, 1.0, 10.0, 100.0],
+                                 "C values tried by cross-validation on the training set")
     folds: int = option(10, "cross-validation folds (by question with input.qid_col)")
     class_weight: Literal["none", "balanced"] = option("none", "balanced: weight classes by inverse frequency")
 

@@ -12,7 +12,8 @@ from kcooc.cli import cli
 
 # Commands without -i/--input or -o/--output, and why (tests/test_cli_docs.py checks this list is exact).
 EXCEPTIONS = {
-    "phsic merge": "its inputs are the models to merge, given as positional arguments (`kcooc phsic merge a.npz b.npz -o m.npz`)",
+    "phsic merge": "its inputs are the models to merge, given as positional arguments "
+                   "(`kcooc phsic merge a.npz b.npz -o m.npz`)",
     "srk classify": "two inputs of the same format: `--train` (labelled pairs) and `--test` (pairs to classify)",
     "ks align": "two inputs of equal standing: `--source` and `--target` objects",
 }
@@ -38,7 +39,7 @@ Two inputs of the same standing are named by their role, with no `-i`: `srk clas
 `--metrics`, `--scores`, `--annotated`, `--export-w2v`, `--save-model`). No long option is a single letter.
 Messages go through Python's `logging` (logger `kcooc`); errors are one line `kcooc CMD: error: ...` and
 set the exit code (0 success, 1 runtime failure, 2 bad usage or input, 75 output locked by another run).
-"""
+"""  # noqa: E501 (markdown table rows)
 
 
 def commands(group: click.Group = cli, prefix: str = "") -> list[tuple[str, click.Command]]:
@@ -134,7 +135,8 @@ def main() -> None:
         print("|---|---|---|---|---|")
         for param in visible(command):
             primary = long_name(param)
-            aliases = [o for o in getattr(param, "opts", []) if o != primary] + list(getattr(param, "secondary_opts", []))
+            aliases = [o for o in getattr(param, "opts", []) if o != primary]
+            aliases += getattr(param, "secondary_opts", [])
             aliases += [f"{o} (old)" for o in old.get(primary, [])]
             print(f"| `{primary}` | {', '.join(f'`{a}`' for a in aliases)} | {describe_type(param)} | "
                   f"{describe_default(param)} | {cell(getattr(param, 'help', None))} |")
