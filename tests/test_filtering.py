@@ -726,14 +726,14 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     source = names + ["src_chars", "src_lang"]
     as_input = PairClassifier(source, regularization=0.5).fit(G, clean)
     both = PairClassifier(source, regularization=0.5, source_language_prior=0.99).fit(G, clean)
-    assert as_input.gate_columns == [] and both.gate_columns == [4] and "src_lang" in both.input_names
+    assert as_input.gate.columns == [] and both.gate.columns == [4] and "src_lang" in both.input_names
     q = 0.99 * rate / (0.99 * rate + 0.01)
     np.testing.assert_allclose(both.predict_proba(G), as_input.predict_proba(G) * (posterior + (1 - posterior) * q),
                                rtol=1e-12)
     params, arrays = both.state()
     assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(G), both.predict_proba(G))
     older = {k: v for k, v in as_input.state()[0].items() if k != "source_language_prior"}  # saved before the option
-    assert PairClassifier.from_state(older, as_input.state()[1]).gate_columns == []
+    assert PairClassifier.from_state(older, as_input.state()[1]).gate.columns == []
 
 
 def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
@@ -748,7 +748,7 @@ def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
     F[labels == 1, 1] += rng.choice([-1, 1], n // 3) * rng.uniform(0.5, 1.5, n // 3)  # length defects only
     F[labels == 2, 0] -= rng.uniform(0.5, 1.5, n // 3)  # misaligned: low PHSIC only
     model = PairClassifier(names, regularization=0.5, detectors=["length", "misaligned"]).fit(F, labels)
-    assert model.gate_columns == [] and model.detectors_ == ["length", "misaligned"]
+    assert model.gate.columns == [] and model.detectors_ == ["length", "misaligned"]
     expanded = np.column_stack([F, np.abs(F[:, 1] - np.median(F[labels == 0, 1]))])
     scale = expanded.std(0)
     scale[scale == 0] = 1
@@ -795,10 +795,10 @@ def test_a_binary_classifier_of_an_older_artifact_still_scores_as_it_did():
     old_params["intercept"] = -float(arrays["intercept"][0])
     old_arrays = {**{k: v for k, v in arrays.items() if k != "intercept"}, "coef": -arrays["coef"][0]}
     old = PairClassifier.from_state(old_params, old_arrays)
-    assert old.gate_columns == [4, 5]
+    assert old.gate.columns == [4, 5]
     Z = both.standardised(F)
     decision = PairClassifier._terms(Z) @ old_arrays["coef"] + old_params["intercept"]
-    np.testing.assert_allclose(old.predict_proba(F), 1 / (1 + np.exp(-decision)) * both._gate(F).prod(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(old.predict_proba(F), 1 / (1 + np.exp(-decision)) * both.gate.factors(F).prod(axis=1), rtol=1e-12)
 
 
 def test_training_is_seeded_and_reports_held_out_numbers():
