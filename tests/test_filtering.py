@@ -782,6 +782,74 @@ def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
         PairClassifier.from_state({**params, "fitted_detectors": ["other"]}, arrays)
 
 
+def gate_rows(path, lang):
+    """[tgt_chars, tgt_lang] of the targets of a fixture corpus, as the extractor computes them, and the targets."""
+    from kcooc.langid import LanguageIdentifier
+
+    with open(path, encoding="utf-8") as f:
+        targets = [line.rstrip("\n").split("\t")[1] for line in f]
+    posterior = LanguageIdentifier().probability(targets, lang)
+    return np.column_stack([np.log1p([len(t) for t in targets]), posterior]), targets
+
+
+def test_the_language_gate_trusts_short_sides_the_identifier_doubts_and_rejects_another_language():
+    from kcooc.filtering.gate import LanguageGate
+
+    names = ["tgt_chars", "tgt_lang"]
+    # a corpus's clean sides calibrate the gate: short German GCC messages the identifier doubts
+    # ('ERRMSG-Variable', 'ESA/390-Architektur.', P(de) < .1) keep most of their score
+    G, targets = gate_rows(f"{DATA}/en-de.tsv", "de")
+    factors = LanguageGate(names).fit(G).factors(G)[:, 0]
+    doubted = np.array([len(t) < 25 for t in targets]) & (G[:, 1] < 0.5)
+    assert doubted.sum() >= 2 and (factors[doubted] > 0.5).all()
+    assert np.mean(factors < 0.5) < 0.05
+    # Chinese translations of the same LibreOffice strings and package descriptions in an en-ja corpus: every
+    # one of ten characters or more that the identifier does not read as Japanese (two it does: '返回有关环境的信息。')
+    # loses at least half its score, the Japanese sides almost never do
+    J, _ = gate_rows(EN_JA, "ja")
+    gate = LanguageGate(names).fit(J)
+    Z, chinese = gate_rows(f"{DATA}/en-zh-wrong.tsv", "ja")
+    long_enough = np.array([len(t) >= 10 for t in chinese]) & (Z[:, 1] < 0.5)
+    assert long_enough.sum() >= 20 and (gate.factors(Z)[long_enough, 0] < 0.5).all()
+    assert np.mean(gate.factors(J)[:, 0] < 0.5) < 0.05
+    # the state round trip, and a state of another shape refused
+    params, arrays = gate.state()
+    again = LanguageGate.from_state(names, params, arrays)
+    assert np.array_equal(again.factors(Z), gate.factors(Z))
+    with pytest.raises(KcoocError, match="rejection"):
+        LanguageGate.from_state(names, params, {"rejection": arrays["rejection"][:, :2]})
+
+
+def test_training_calibrates_the_gate_without_the_share_the_other_features_doubt():
+    """The doubtful share is ranked with the gate's factors; a gate calibrated on what is left would never
+    see the clean sides it doubts and would doubt them all the more. It is calibrated on the clean training
+    pairs less the share ranked lowest by the score without the gate."""
+    from kcooc.filtering.gate import LanguageGate
+    from kcooc.langid import LanguageIdentifier
+    from kcooc.text import TextStats as Stats
+
+    src, tgt = read_en_ja(600)
+    identifier = LanguageIdentifier()
+    names = list(feat.PAIR_FEATURES) + ["tgt_lang"]
+
+    def features(s, t):
+        return np.column_stack([feat.pair_features(s, t, Stats(s), Stats(t)), identifier.probability(t, "ja")])
+
+    classifier, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3)
+    first, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7)  # its first fit
+    noisy_src, noisy_tgt, _ = synthesize(src, tgt, 7)
+    F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
+    rows = np.flatnonzero(~(np.random.default_rng(8).random(600) < 0.25))  # the clean training pairs
+    p = first.predict_proba(F[rows])
+    without_gate = p / first.gate.factors(F[rows])[:, 0]
+    credible = rows[np.argsort(without_gate, kind="stable")[int(0.3 * rows.size):]]
+    expected = LanguageGate(names).fit(F[credible])
+    np.testing.assert_array_equal(classifier.gate.rejection_, expected.rejection_)
+    # ranked with the gate, the left-out share would hold more of the sides the identifier doubts
+    gated = rows[np.argsort(p, kind="stable")[int(0.3 * rows.size):]]
+    assert np.mean(F[gated, -1] < 0.5) < np.mean(F[credible, -1] < 0.5)
+
+
 def test_a_binary_classifier_of_an_older_artifact_still_scores_as_it_did():
     rng = np.random.default_rng(2)
     names = ["phsic", "char_ratio", "src_chars", "tgt_chars", "src_lang", "tgt_lang"]

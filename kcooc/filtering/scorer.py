@@ -254,7 +254,8 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     ``validation`` share of the clean pairs, with their noisy copies, is held out. With
     ``doubtful_share``, the classifier is fitted twice: the second time without that share of the
     clean training pairs that the first fit scored lowest (the sample is the corpus's own pairs,
-    noise included). With ``detectors``, one detector per family of noise (noise.NOISE_FAMILIES)
+    noise included), and its language gate is calibrated without the share that the first fit
+    scored lowest *without the gate* (gate.py says why). With ``detectors``, one detector per family of noise (noise.NOISE_FAMILIES)
     against clean instead of one clean-vs-all fit. Returns the classifier and its held-out report.
     """
     unique = list(dict.fromkeys(zip(src, tgt)))  # a pair repeated in the corpus is one example, held out or not
@@ -279,9 +280,15 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     classifier = classifier_on(~held)
     if doubtful_share:  # the corpus's own pairs are not all clean: refit without the least credible
         rows = np.flatnonzero(~held & clean)
+        doubtful = int(doubtful_share * rows.size)
+        p = classifier.predict_proba(F[rows])
         keep = ~held
-        keep[rows[np.argsort(classifier.predict_proba(F[rows]), kind="stable")[: int(doubtful_share * rows.size)]]] = False
+        keep[rows[np.argsort(p, kind="stable")[:doubtful]]] = False
+        # the gate is calibrated without the pairs the other features doubt: the share ranked with the gate's own
+        # factors would hold the clean sides it doubts, and a gate fitted without them would doubt them all the more
+        credible = np.delete(rows, np.argsort(p / classifier.gate.factors(F[rows]).prod(axis=1), kind="stable")[:doubtful])
         classifier = classifier_on(keep, start=classifier)  # from the first fit: fewer Newton steps
+        classifier.gate.fit(F[credible])
     p = classifier.predict_proba(F[held])
     truth, kinds_held = clean[held], kinds[held[len(src):]]
     noise_p = p[~truth]
