@@ -711,9 +711,22 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     bucket = np.array([sum(c >= edge for edge in (10, 25, 50, 100)) for c in chars])
     edges = [-87.0, -30.0, -10.0, math.log(0.5)]
     depth = [next((e for e in edges if math.log(p) <= e), edges[-1]) for p in posterior]  # the first edge >= log P
-    rate = np.array([(sum(1 for j in range(400) if clean[j] and bucket[j] == bucket[i] and math.log(posterior[j]) <= depth[i]) + 1)
-                     / ((clean & (bucket == bucket[i])).sum() + 2) for i in range(400)])
-    q = 0.8 * rate / (0.8 * rate + 0.2)
+
+    def rates(counted):  # per row: share r of the counted clean sides of its length at most as deep, smoothed
+        return np.array([(sum(1 for j in range(400) if counted[j] and bucket[j] == bucket[i]
+                              and math.log(posterior[j]) <= depth[i]) + 1)
+                         / ((counted & (bucket == bucket[i])).sum() + 2) for i in range(400)])
+
+    def bayes(rate, prior):
+        return prior * rate / (prior * rate + 1 - prior)
+
+    def gate_rates(prior):  # measured twice: the second time without the clean sides the first puts below 1/2
+        first = posterior + (1 - posterior) * bayes(rates(clean), prior)
+        return rates(clean & (first >= 0.5))
+
+    rate = gate_rates(0.8)
+    assert not np.allclose(rate, rates(clean))  # the second measurement left some sides out
+    q = bayes(rate, 0.8)
     np.testing.assert_allclose(gated.predict_proba(G), plain.predict_proba(G[:, :4]) * (posterior + (1 - posterior) * q),
                                rtol=1e-12)
     weakest = gated.weakest(G)
@@ -727,7 +740,7 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     as_input = PairClassifier(source, regularization=0.5).fit(G, clean)
     both = PairClassifier(source, regularization=0.5, source_language_prior=0.99).fit(G, clean)
     assert as_input.gate.columns == [] and both.gate.columns == [4] and "src_lang" in both.input_names
-    q = 0.99 * rate / (0.99 * rate + 0.01)
+    q = bayes(gate_rates(0.99), 0.99)
     np.testing.assert_allclose(both.predict_proba(G), as_input.predict_proba(G) * (posterior + (1 - posterior) * q),
                                rtol=1e-12)
     params, arrays = both.state()

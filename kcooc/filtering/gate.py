@@ -12,6 +12,12 @@ penalised; long ones strongly; and a side the identifier rejects far more firmly
 of its length (a text in a third language: its log posterior of the declared one is often below
 -10) is penalised even when short.
 
+The corpus's own pairs hold its noise, wrong-language sides among them, and those would count as
+right-language sides the identifier rejects, making the gate lenient exactly where it should not be.
+So ``fit`` measures twice: the second time without the sides the first measurement already finds more
+likely in another language (factor below 1/2). Once, not until nothing changes: repeated, the
+rates of the depths clean sides rarely reach would shrink toward nothing.
+
 Which clean sides calibrate the gate is its caller's choice (``train`` in scorer.py): the corpus's
 own pairs that the other features find credible, not those the gated score finds credible. Ranked
 with the gate's own factors, the pairs left out would hold the clean sides the identifier doubts,
@@ -70,14 +76,19 @@ class LanguageGate:
 
     def fit(self, F: np.ndarray) -> "LanguageGate":
         """Measure, on the rows of clean pairs ``F``, the share of sides of each length whose log posterior
-        is at most each of ``LOG_POSTERIOR_EDGES``."""
+        is at most each of ``LOG_POSTERIOR_EDGES``; then measure again without the sides that this first
+        measurement puts more likely in another language than in the declared one (factor below 1/2)."""
         F = np.asarray(F, np.float64)
+        self.rejection_ = self._rates(F, np.ones((len(F), len(self.columns)), dtype=bool))
+        self.rejection_ = self._rates(F, self.factors(F) >= 0.5)
+        return self
+
+    def _rates(self, F: np.ndarray, counted: np.ndarray) -> np.ndarray:
+        """The shares r over the ``counted`` sides (rows, gates) of each length, smoothed (count + 1) / (n + 2)."""
         buckets = self._length_buckets(F)
         at_most = self._log_posteriors(F)[:, :, None] <= LOG_POSTERIOR_EDGES  # (rows, gates, edges)
-        self.rejection_ = np.array([[(at_most[b == k, g].sum(axis=0) + 1) / (np.sum(b == k) + 2)
-                                     for k in range(LENGTH_EDGES.size + 1)] for g, b in enumerate(buckets.T)]
-                                   ).reshape(self._shape())
-        return self
+        return np.array([[(at_most[(b == k) & counted[:, g], g].sum(axis=0) + 1) / (np.sum((b == k) & counted[:, g]) + 2)
+                          for k in range(LENGTH_EDGES.size + 1)] for g, b in enumerate(buckets.T)]).reshape(self._shape())
 
     def _shape(self) -> tuple[int, int, int]:
         return len(self.columns), LENGTH_EDGES.size + 1, LOG_POSTERIOR_EDGES.size
