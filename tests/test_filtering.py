@@ -718,10 +718,22 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     bucket = np.array([sum(c >= edge for edge in (10, 25, 50, 100)) for c in chars])
     edges = [-87.0, -30.0, -10.0, math.log(0.5)]
     depth = [next((e for e in edges if math.log(p) <= e), edges[-1]) for p in posterior]  # the first edge >= log P
-    rate = np.array([(sum(1 for j in range(400)
-                          if clean[j] and bucket[j] == bucket[i] and math.log(posterior[j]) <= depth[i]) + 1)
-                     / ((clean & (bucket == bucket[i])).sum() + 2) for i in range(400)])
-    q = 0.8 * rate / (0.8 * rate + 0.2)
+
+    def rates(counted):  # per row: share r of the counted clean sides of its length at most as deep, smoothed
+        return np.array([(sum(1 for j in range(400) if counted[j] and bucket[j] == bucket[i]
+                              and math.log(posterior[j]) <= depth[i]) + 1)
+                         / ((counted & (bucket == bucket[i])).sum() + 2) for i in range(400)])
+
+    def bayes(rate, prior):
+        return prior * rate / (prior * rate + 1 - prior)
+
+    def gate_rates(prior):  # measured twice: the second time without the clean sides the first puts below 1/2
+        first = posterior + (1 - posterior) * bayes(rates(clean), prior)
+        return rates(clean & (first >= 0.5))
+
+    rate = gate_rates(0.8)
+    assert not np.allclose(rate, rates(clean))  # the second measurement left some sides out
+    q = bayes(rate, 0.8)
     expected = plain.predict_proba(G[:, :4]) * (posterior + (1 - posterior) * q)
     np.testing.assert_allclose(gated.predict_proba(G), expected, rtol=1e-12)
     weakest = gated.weakest(G)
@@ -734,14 +746,14 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     source = names + ["src_chars", "src_lang"]
     as_input = PairClassifier(source, regularization=0.5).fit(G, clean)
     both = PairClassifier(source, regularization=0.5, source_language_prior=0.99).fit(G, clean)
-    assert as_input.gate_columns == [] and both.gate_columns == [4] and "src_lang" in both.input_names
-    q = 0.99 * rate / (0.99 * rate + 0.01)
+    assert as_input.gate.columns == [] and both.gate.columns == [4] and "src_lang" in both.input_names
+    q = bayes(gate_rates(0.99), 0.99)
     np.testing.assert_allclose(both.predict_proba(G), as_input.predict_proba(G) * (posterior + (1 - posterior) * q),
                                rtol=1e-12)
     params, arrays = both.state()
     assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(G), both.predict_proba(G))
     older = {k: v for k, v in as_input.state()[0].items() if k != "source_language_prior"}  # saved before the option
-    assert PairClassifier.from_state(older, as_input.state()[1]).gate_columns == []
+    assert PairClassifier.from_state(older, as_input.state()[1]).gate.columns == []
 
 
 def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
@@ -756,7 +768,7 @@ def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
     F[labels == 1, 1] += rng.choice([-1, 1], n // 3) * rng.uniform(0.5, 1.5, n // 3)  # length defects only
     F[labels == 2, 0] -= rng.uniform(0.5, 1.5, n // 3)  # misaligned: low PHSIC only
     model = PairClassifier(names, regularization=0.5, detectors=["length", "misaligned"]).fit(F, labels)
-    assert model.gate_columns == [] and model.detectors_ == ["length", "misaligned"]
+    assert model.gate.columns == [] and model.detectors_ == ["length", "misaligned"]
     expanded = np.column_stack([F, np.abs(F[:, 1] - np.median(F[labels == 0, 1]))])
     scale = expanded.std(0)
     scale[scale == 0] = 1
@@ -791,6 +803,74 @@ def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
         PairClassifier.from_state({**params, "fitted_detectors": ["other"]}, arrays)
 
 
+def gate_rows(path, lang):
+    """[tgt_chars, tgt_lang] of the targets of a fixture corpus, as the extractor computes them, and the targets."""
+    from kcooc.langid import LanguageIdentifier
+
+    with open(path, encoding="utf-8") as f:
+        targets = [line.rstrip("\n").split("\t")[1] for line in f]
+    posterior = LanguageIdentifier().probability(targets, lang)
+    return np.column_stack([np.log1p([len(t) for t in targets]), posterior]), targets
+
+
+def test_the_language_gate_trusts_short_sides_the_identifier_doubts_and_rejects_another_language():
+    from kcooc.filtering.gate import LanguageGate
+
+    names = ["tgt_chars", "tgt_lang"]
+    # a corpus's clean sides calibrate the gate: short German GCC messages the identifier doubts
+    # ('ERRMSG-Variable', 'ESA/390-Architektur.', P(de) < .1) keep most of their score
+    G, targets = gate_rows(f"{DATA}/en-de.tsv", "de")
+    factors = LanguageGate(names).fit(G).factors(G)[:, 0]
+    doubted = np.array([len(t) < 25 for t in targets]) & (G[:, 1] < 0.5)
+    assert doubted.sum() >= 2 and (factors[doubted] > 0.5).all()
+    assert np.mean(factors < 0.5) < 0.05
+    # Chinese translations of the same LibreOffice strings and package descriptions in an en-ja corpus: every
+    # one of ten characters or more that the identifier does not read as Japanese (two it does: '返回有关环境的信息。')
+    # loses at least half its score, the Japanese sides almost never do
+    J, _ = gate_rows(EN_JA, "ja")
+    gate = LanguageGate(names).fit(J)
+    Z, chinese = gate_rows(f"{DATA}/en-zh-wrong.tsv", "ja")
+    long_enough = np.array([len(t) >= 10 for t in chinese]) & (Z[:, 1] < 0.5)
+    assert long_enough.sum() >= 20 and (gate.factors(Z)[long_enough, 0] < 0.5).all()
+    assert np.mean(gate.factors(J)[:, 0] < 0.5) < 0.05
+    # the state round trip, and a state of another shape refused
+    params, arrays = gate.state()
+    again = LanguageGate.from_state(names, params, arrays)
+    assert np.array_equal(again.factors(Z), gate.factors(Z))
+    with pytest.raises(KcoocError, match="rejection"):
+        LanguageGate.from_state(names, params, {"rejection": arrays["rejection"][:, :2]})
+
+
+def test_training_calibrates_the_gate_without_the_share_the_other_features_doubt():
+    """The doubtful share is ranked with the gate's factors; a gate calibrated on what is left would never
+    see the clean sides it doubts and would doubt them all the more. It is calibrated on the clean training
+    pairs less the share ranked lowest by the score without the gate."""
+    from kcooc.filtering.gate import LanguageGate
+    from kcooc.langid import LanguageIdentifier
+    from kcooc.text import TextStats as Stats
+
+    src, tgt = read_en_ja(600)
+    identifier = LanguageIdentifier()
+    names = list(feat.PAIR_FEATURES) + ["tgt_lang"]
+
+    def features(s, t):
+        return np.column_stack([feat.pair_features(s, t, Stats(s), Stats(t)), identifier.probability(t, "ja")])
+
+    classifier, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3)
+    first, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7)  # its first fit
+    noisy_src, noisy_tgt, _ = synthesize(src, tgt, 7)
+    F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
+    rows = np.flatnonzero(~(np.random.default_rng(8).random(600) < 0.25))  # the clean training pairs
+    p = first.predict_proba(F[rows])
+    without_gate = p / first.gate.factors(F[rows])[:, 0]
+    credible = rows[np.argsort(without_gate, kind="stable")[int(0.3 * rows.size):]]
+    expected = LanguageGate(names).fit(F[credible])
+    np.testing.assert_array_equal(classifier.gate.rejection_, expected.rejection_)
+    # ranked with the gate, the left-out share would hold more of the sides the identifier doubts
+    gated = rows[np.argsort(p, kind="stable")[int(0.3 * rows.size):]]
+    assert np.mean(F[gated, -1] < 0.5) < np.mean(F[credible, -1] < 0.5)
+
+
 def test_a_binary_classifier_of_an_older_artifact_still_scores_as_it_did():
     rng = np.random.default_rng(2)
     names = ["phsic", "char_ratio", "src_chars", "tgt_chars", "src_lang", "tgt_lang"]
@@ -804,10 +884,10 @@ def test_a_binary_classifier_of_an_older_artifact_still_scores_as_it_did():
     old_params["intercept"] = -float(arrays["intercept"][0])
     old_arrays = {**{k: v for k, v in arrays.items() if k != "intercept"}, "coef": -arrays["coef"][0]}
     old = PairClassifier.from_state(old_params, old_arrays)
-    assert old.gate_columns == [4, 5]
+    assert old.gate.columns == [4, 5]
     Z = both.standardised(F)
     decision = PairClassifier._terms(Z) @ old_arrays["coef"] + old_params["intercept"]
-    expected = 1 / (1 + np.exp(-decision)) * both._gate(F).prod(axis=1)
+    expected = 1 / (1 + np.exp(-decision)) * both.gate.factors(F).prod(axis=1)
     np.testing.assert_allclose(old.predict_proba(F), expected, rtol=1e-12)
 
 

@@ -89,8 +89,9 @@ class LearnConfig:
                                    "(strong: the synthetic noise is easier than real noise, so a loose fit overfits it)")
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
-                             "clean sampled sides of the same length; the source side's is an input of the classifier "
-                             "and a gentler gate (learn.source_language_prior)")
+                             "clean sampled sides of the same length (those that the other features, without the "
+                             "gate, find credible: all but learn.doubtful_share); the source side's is an input of "
+                             "the classifier and a gentler gate (learn.source_language_prior)")
     doubtful_share: float = option(0.3, "share of the sampled pairs (the clean examples, which are the corpus's own and "
                                    "so hold its noise) that a first fit scores lowest and the final fit leaves out")
     detectors: bool = option(False, "one logistic detector per family of training noise (clean only when none fires; "
