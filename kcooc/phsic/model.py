@@ -280,7 +280,18 @@ class PHSIC:
 
     def fit_moments(self, moments: CrossMoments) -> "PHSIC":
         """Fit on statistics summed elsewhere with these maps (over shards, or by the passes of
-        filter-parallel): ``moments`` becomes the model's, then ``finalize``."""
+        filter-parallel): ``moments`` becomes the model's, then :meth:`finalize`.
+
+        Parameters
+        ----------
+        moments : CrossMoments
+            The sums (n, sum phi, sum psi, sum phi psi^T) of the pairs, mapped by this model's maps.
+
+        Returns
+        -------
+        PHSIC
+            self
+        """
         self.moments = moments
         return self.finalize()
 
