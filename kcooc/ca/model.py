@@ -15,9 +15,11 @@ from scipy.stats import spearmanr
 
 from .. import artifact
 from ..artifact import check_arrays
+from ..config import from_dict
 from ..errors import InputError
 from ..linalg import normalize_rows
 from ..wordvectors import read_word2vec_text
+from .config import CaConfig
 from .ppmi import PPMIOperator
 from .sca import sca_operator
 from .svd import CAOperator, DelayedOperator, randomized_svd
@@ -135,6 +137,7 @@ def vectors_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> tuple[
     report convergence, relative_residuals (dims floats)."""
     if not isinstance(header.get("config"), dict):
         raise InputError("the header has no config")
+    from_dict(CaConfig, header["config"], prefix="config.")
     check_arrays(arrays, {"vocab": ("U", ("n",)), "counts": ("iu", ("n",)), "vectors": ("f", ("n", "dims")),
                           "singular_values": ("f", ("dims",)), "relative_residuals": ("f", ("dims",))},
                  optional=("relative_residuals",))
