@@ -20,7 +20,7 @@ from typing import IO, Any, Callable, Iterable, TypeVar
 import numpy as np
 
 from . import __version__
-from .errors import InputError
+from .errors import InputError, KcoocError
 from .io import atomic_output
 
 T = TypeVar("T")
@@ -32,7 +32,11 @@ ARRAY_KINDS = "biufU"  # numbers and text: no objects (pickle), no complex, no s
 
 
 def save(path: str, kind: str, arrays: dict[str, np.ndarray], header: dict[str, Any]) -> None:
-    """Write ``arrays`` and ``header`` to ``path`` atomically."""
+    """Write ``arrays`` and ``header`` to ``path`` atomically; a float array with NaN or infinite values
+    (which :func:`load` refuses) is a KcoocError and writes nothing."""
+    for name, array in arrays.items():
+        if np.asarray(array).dtype.kind == "f" and not np.isfinite(array).all():
+            raise KcoocError(f"{path}: not written: the {kind} model's array {name!r} holds NaN or infinite values")
     full_header = {"kind": kind, "format_version": FORMAT_VERSION, "kcooc_version": __version__, **header}
     payload = dict(arrays)
     payload[_HEADER] = np.frombuffer(json.dumps(full_header, sort_keys=True).encode("utf-8"), dtype=np.uint8)
@@ -119,6 +123,11 @@ def _read_model_arrays(path: str) -> dict[str, np.ndarray]:
     except (OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError) as exc:
         # NotImplementedError: a compression method zipfile lacks; RuntimeError: an encrypted member
         raise InputError(f"{path}: not a kcooc model file ({exc})") from None
+
+
+def is_array_file(path: str) -> bool:
+    """Whether ``path`` starts as a ``.npz`` archive or a ``.npy`` array does (whatever its name)."""
+    return _magic(path, "file").startswith((_ZIP_MAGIC, _NPY_MAGIC))
 
 
 def _magic(path: str, what: str) -> bytes:

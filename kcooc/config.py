@@ -156,15 +156,20 @@ def from_dict(cls: type, data: dict, prefix: str = "") -> Any:
             close = difflib.get_close_matches(str(key), fields, n=1)
             hint = f" (did you mean '{prefix}{close[0]}'?)" if close else ""
             raise InputError(f"unknown config key '{prefix}{key}'{hint}")
-    kwargs = {k: _coerce(v, hints[k], prefix + k) for k, v in data.items()}
-    for key, value in kwargs.items():
-        if fields[key].metadata.get("range"):
-            _check_range(value, fields[key].metadata["range"], prefix + key)
-    obj = cls(**kwargs)
+    obj = cls(**{k: _coerce(v, hints[k], prefix + k) for k, v in data.items()})
+    check(obj, prefix)
+    return obj
+
+
+def check(obj: Any, prefix: str = "") -> None:
+    """Check a config section as :func:`from_dict` does (also one built in Python): every number of a
+    field within the field's :class:`Range`, then the section's own ``validate()`` (rules across keys)."""
+    for f in dataclasses.fields(obj):
+        if f.metadata.get("range"):
+            _check_range(getattr(obj, f.name), f.metadata["range"], prefix + f.name)
     validate = getattr(obj, "validate", None)
     if validate:
         validate()
-    return obj
 
 
 def _check_range(value: Any, bounds: Range, key: str) -> None:

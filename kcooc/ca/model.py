@@ -145,7 +145,7 @@ def vectors_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> tuple[
 
 
 def load_vectors(path: str) -> tuple[list[str], np.ndarray]:
-    """(words, vectors) of a ``ca-vectors`` artifact (``.npz``) or of a word2vec text file."""
-    if path.endswith(".npz"):
+    """(words, vectors) of a ``ca-vectors`` artifact (``.npz``) or of a word2vec text file (told apart by content)."""
+    if path != "-" and (path.endswith(".npz") or artifact.is_array_file(path)):
         return artifact.load(path, KIND, vectors_from_artifact)[1]
     return read_word2vec_text(path)

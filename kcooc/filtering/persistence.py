@@ -82,6 +82,8 @@ def check_header(header: dict) -> None:
     """The header's config and encoders, checked as a config file's are, and the classifier's seed and
     parameters as the config's learn section (InputError, KeyError or TypeError if not sound)."""
     classifier = header["classifier"]
+    if not isinstance(classifier, dict):
+        raise InputError("the classifier's parameters are not a mapping")
     from_dict(FilterConfig, header["config"], prefix="config.")
     check_encoder_specs(header["encoders"])
     from_dict(LearnConfig, {key: classifier[key] for key in ("regularization", "language_prior", "source_language_prior")
