@@ -77,7 +77,7 @@ class LearnConfig:
                          "on any engine), each with one synthetic noisy copy (see kcooc/filtering/noise.py)",
                          Range(10, 1 << 40))
     validation: float = option(0.2, "share of the examples held out to report the classifier's accuracy and ROC-AUC",
-                               Range(0, 1, low_open=True, high_open=True))
+                               Range(0.01, 0.99))
     regularization: float = option(0.01, "inverse L2 strength C of the logistic regression on standardised features "
                                    "(strong: the synthetic noise is easier than real noise, so a loose fit overfits it)",
                                    Range(0, 1e6, low_open=True))
