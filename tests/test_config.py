@@ -53,6 +53,18 @@ def test_ranges_bound_every_number_and_list_item(tmp_path):
     assert config.load(PhsicConfig, write(tmp_path, "kernel: {sigma: median}\n")).kernel.sigma == "median"
 
 
+def test_feature_space_covariance_is_bounded(tmp_path):
+    """cos/linear keep an n_x x n_y float64 covariance: 2^20 x 2^20 hashed columns would be 8 TiB."""
+    from kcooc.kernels import KERNELS
+    from kcooc.phsic.config import FEATURE_SPACE_KERNELS
+
+    assert FEATURE_SPACE_KERNELS == tuple(name for name, kernel in KERNELS.items() if kernel.feature_space)
+    with pytest.raises(InputError, match="1,099,511,627,776 entries of the dense covariance"):
+        config.load(FilterConfig, write(tmp_path, "encoder: {n_features: 1048576}\nkernel: {name: cos}\n"))
+    assert config.load(PhsicConfig, write(tmp_path, "encoder: {n_features: 1048576}\nkernel: {name: rbf}\n"))
+    assert config.load(PhsicConfig, write(tmp_path, "encoder: {n_features: 16384}\n"))
+
+
 def test_a_bad_option_value_is_reported_under_the_option(tmp_path):
     path = write(tmp_path, "kernel: {name: rbf}\n")
     with pytest.raises(InputError, match=r"^--sigma: expected a number in \[1e-100, 1e\+100\], got 1e\+300$"):

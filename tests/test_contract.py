@@ -521,6 +521,9 @@ CONFIG_CASES = [
     Case("config int of 5,000 digits", _config_bytes(b"seed: 1" + b"0" * 5000 + b"\n"), has_config, expect="bad.yaml"),
     Case("config alias bomb", lambda env: env.config(f"seed: [{_BOMB}]\n"), has_config, expect="seed"),
     Case("--jobs 10^12", _extra("--jobs", "1000000000000"), has_option("--jobs"), expect="--jobs"),
+    Case("cos kernel on 2^20 x 2^20 hashed columns", lambda env: env.config(
+        "encoder: {name: hashing, n_features: 1048576}\nkernel: {name: cos}\n"), only("phsic train", "filter-parallel"),
+         expect="entries of the dense covariance"),
     Case("phsic kernel.degree -1", lambda env: env.config("kernel: {name: poly, degree: -1}\n"), only("phsic train"),
          expect="kernel.degree"),
     Case("--sigma 1e300", _extra("--kernel", "rbf", "--sigma", "1e300"), only("phsic train", "filter-parallel"),

@@ -122,6 +122,7 @@ class FilterConfig(PhsicConfig):
                              "depend on the engine or the number of jobs, but do on this)", Range(1, 1 << 24))
 
     def validate(self) -> None:
+        super().validate()
         for key in ("src_lang", "tgt_lang"):
             code = getattr(self, key)
             # an unknown code is an error with any scorer; the language identifier must know the learned scorer's

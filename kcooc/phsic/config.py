@@ -6,6 +6,13 @@ import dataclasses
 from typing import Literal, Union
 
 from ..config import SEED, EncoderConfig, InputConfig, Range, option, section
+from ..errors import InputError
+
+
+# linear and cos have explicit feature maps (kcooc/kernels.py: feature_space), named here so that reading a
+# config imports no scipy; their dense float64 covariance C_XY has n_x x n_y entries, at most this many (2 GiB)
+FEATURE_SPACE_KERNELS = ("linear", "cos")
+MAX_COVARIANCE_ENTRIES = 1 << 28
 
 
 @dataclasses.dataclass
@@ -34,3 +41,11 @@ class PhsicConfig:
     y_encoder: Union[EncoderConfig, None] = option(None, "a different encoder for y (e.g. another language), with the keys of encoder; null = same as encoder")
     kernel: KernelConfig = section(KernelConfig, "kernel k on x and l on y")
     seed: int = option(0, "seed for every random choice (bandwidth sample, ICD sample)", SEED)
+
+    def validate(self) -> None:
+        x, y = self.encoder, self.y_encoder or self.encoder
+        if self.kernel.name in FEATURE_SPACE_KERNELS and x.name == y.name == "hashing":
+            entries = x.n_features * y.n_features
+            if entries > MAX_COVARIANCE_ENTRIES:
+                raise InputError(f"encoder.n_features x y_encoder.n_features = {entries:,} entries of the dense "
+                                 f"covariance a {self.kernel.name} kernel keeps; at most 2^28 (2 GiB), e.g. 16384 x 16384")
