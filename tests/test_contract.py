@@ -543,6 +543,11 @@ CONFIG_CASES = [
     *[Case(f"nsk hashing.{key} {value}", lambda env, key=key, value=value: env.config(f"hashing: {{{key}: {value}}}\n"),
            only("nsk train"), expect=f"hashing.{key}")
       for key, value in (("bits", 0), ("bits", -1), ("bits", 10**12), ("reference_size", 0), ("subset_size", 0))],
+    Case("ca max_vocab 1", lambda env: env.config("max_vocab: 1\n"), only("ca embed"), expect="max_vocab"),
+    Case("ca corpus of one word", lambda env: env.bad("one.txt", "cat cat cat\n" * 20), only("ca embed"),
+         expect="one.txt: only one word occurs"),
+    Case("nsk hashing.reference_size 1", lambda env: env.config("hashing: {reference_size: 1}\n"), only("nsk train"),
+         expect="hashing.reference_size"),
     Case("nsk --neighbours 10^12", _extra("--neighbours", "1000000000000"), only("nsk classify"), expect="--neighbours"),
     Case("ks p_step 1e-300", lambda env: env.config("p_step: 1.0e-300\n"), only("ks align"), expect="p_step"),
     Case("ks max_iter 10^12", lambda env: env.config("max_iter: 1000000000000\n"), only("ks align"), expect="max_iter"),

@@ -27,7 +27,7 @@ class CaConfig:
         "whitespace tokens as they are")
     min_count: int = option(5, "words seen fewer times are dropped from the stream before counting", Range(1, 1 << 40))
     max_vocab: Union[int, None] = option(None, "keep only the most frequent words (null = all above min_count)",
-                                         Range(1, 1 << 40))
+                                         Range(2, 1 << 40))
     supervision: Union[str, None] = option(None, "SCA (Def. 5): a file of 'word word score' pairs (e.g. MEN) that tunes the "
                                           "distances; null = LCA")
     supervision_weight: float = option(1.0, "SCA: tuning ratio of a supervised pair = 1 + weight x score / max score "

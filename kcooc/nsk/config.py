@@ -31,10 +31,10 @@ class HashingConfig:
     method: Literal[METHODS] = option("random-knn", "k-NN search: exact (all pairs), random-knn (the paper's "
                                       "hashing), klsh (Kulis & Grauman's kernelized LSH)")
     bits: Union[int, None] = option(None, "H, bits per code (null: log2(N)/2, i.e. ~sqrt(N) buckets)", Range(1, 62))
-    reference_size: Union[int, None] = option(None, "M, size of the reference set A (null: ceil(sqrt(N)))",
-                                              Range(1, 1 << 40))
-    subset_size: Union[int, None] = option(None, "random-knn: size of H1 and H2 (null: M/4); klsh: t (null: min(30, M/2))",
-                                           Range(1, 1 << 40))
+    reference_size: Union[int, None] = option(None, "M, size of the reference set A (null: ceil(sqrt(N)); at most N)",
+                                              Range(2, 1 << 40))
+    subset_size: Union[int, None] = option(None, "random-knn: size of H1 and H2 (null: M/4); klsh: t (null: min(30, M/2)); "
+                                           "at most M", Range(1, 1 << 40))
 
 
 @dataclasses.dataclass
@@ -43,10 +43,10 @@ class LearnConfig:
     label_share: float = option(0.5, "learn sigma for this share of the edge labels, most frequent first (paper: 50%)",
                                 Range(0, 1, low_open=True))
     beta: int = option(25, "inducing structures per trial (the paper: 25 to 550)", Range(1, 1 << 20))
-    alpha: int = option(10, "trials per label (the paper: 10)", Range(1, 10000))
+    alpha: int = option(10, "trials per label (the paper: 10)", Range(1, 1000))
     k_graph: int = option(4, "k of the global k-NN graph (the paper: 4)", Range(1, 10000))
     iterations: int = option(1, "sweeps over the labels, the global graph recomputed before each (Table 4a)",
-                             Range(1, 1000))
+                             Range(1, 100))
 
 
 @dataclasses.dataclass
