@@ -7,7 +7,9 @@ from typing import Literal, Union
 
 from ..config import SEED, Range, option, section
 from ..errors import InputError
-from .hashing import METHODS
+
+
+METHODS = ("exact", "random-knn", "klsh")  # k-NN search (hashing.py); here so that reading a config imports no numba
 
 
 @dataclasses.dataclass

@@ -17,12 +17,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import InputError
+from .config import METHODS
 from .structures import Structures
 
-if TYPE_CHECKING:  # numba compiles the kernels on import; nsk's config (which reads METHODS) stays light
+if TYPE_CHECKING:  # numba compiles the kernels on import
     from .model import ConvolutionKernel
-
-METHODS = ("exact", "random-knn", "klsh")
 
 
 class NeighbourIndex:
