@@ -4,11 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-<<<<<<< HEAD
-.PHONY: install install-test install-data install-docs wordnet demo test test-all docs lint data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-startup clean
-=======
-.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-langid-short gate-eval bench-startup clean
->>>>>>> gate
+.PHONY: install install-test install-data install-docs wordnet demo test test-all docs lint data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-langid-short gate-eval bench-startup clean
 
 # Every extra ([all]): a plain `pip install kcooc` is the core only (see README, "Install").
 # Each step says what it builds and why before pip's quiet run.

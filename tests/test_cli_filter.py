@@ -315,6 +315,16 @@ def test_learned_model_is_validated(tmp_path):
     artifact.save(str(tmp_path / "v1.npz"), "filter", arrays, unversioned)  # as saved before the features had versions
     v1, _ = learned_run(tmp_path, "--model", tmp_path / "v1.npz", name="b.tsv", check=False)
     assert v1.returncode == 2 and "features are version 1" in v1.stderr and "--save-model" in v1.stderr
+    kept = {k: v for k, v in header.items() if k not in ("kind", "format_version", "kcooc_version")}
+    for name, lie, expect in (  # header fields are checked as a config's: classifier, config, encoders
+            ("seed.npz", {"classifier": {**header["classifier"], "seed": "zero"}}, "classifier seed"),
+            ("block.npz", {"config": {**header["config"], "input": {**header["config"]["input"], "block_size": 0}}},
+             "config.input.block_size"),
+            ("spec.npz", {"encoders": [{**header["encoders"][0], "n_features": 0}, header["encoders"][1]]},
+             "encoders.x.n_features")):
+        artifact.save(str(tmp_path / name), "filter", arrays, {**kept, **lie})
+        lying, _ = learned_run(tmp_path, "--model", tmp_path / name, name="b.tsv", check=False)
+        assert lying.returncode == 2 and expect in lying.stderr and lying.stderr.count("\n") == 1, lying.stderr
     del arrays["counts_trigrams"]
     artifact.save(str(tmp_path / "bad2.npz"), "filter", arrays, {k: v for k, v in header.items() if k not in (
         "kind", "format_version", "kcooc_version")})

@@ -15,9 +15,11 @@ from scipy.stats import spearmanr
 
 from .. import artifact
 from ..artifact import check_arrays
+from ..config import from_dict
 from ..errors import InputError, check_fitted
 from ..linalg import normalize_rows
 from ..wordvectors import read_word2vec_text
+from .config import CaConfig
 from .ppmi import PPMIOperator
 from .sca import sca_operator
 from .svd import CAOperator, DelayedOperator, randomized_svd
@@ -288,6 +290,7 @@ def vectors_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> tuple[
     report convergence, relative_residuals (dims floats)."""
     if not isinstance(header.get("config"), dict):
         raise InputError("the header has no config")
+    from_dict(CaConfig, header["config"], prefix="config.")
     check_arrays(arrays, {"vocab": ("U", ("n",)), "counts": ("iu", ("n",)), "vectors": ("f", ("n", "dims")),
                           "singular_values": ("f", ("dims",)), "relative_residuals": ("f", ("dims",))},
                  optional=("relative_residuals",))
@@ -295,7 +298,7 @@ def vectors_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> tuple[
 
 
 def load_vectors(path: str) -> tuple[list[str], np.ndarray]:
-    """(words, vectors) of a ``ca-vectors`` artifact (``.npz``) or of a word2vec text file."""
-    if path.endswith(".npz"):
+    """(words, vectors) of a ``ca-vectors`` artifact (``.npz``) or of a word2vec text file (told apart by content)."""
+    if path != "-" and (path.endswith(".npz") or artifact.is_array_file(path)):
         return artifact.load(path, KIND, vectors_from_artifact)[1]
     return read_word2vec_text(path)

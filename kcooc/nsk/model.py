@@ -13,9 +13,11 @@ import numpy as np
 
 from .. import artifact
 from ..artifact import check_arrays
+from ..config import from_dict
 from ..errors import InputError
 from ..linalg import normalize_kernel, normalize_rows
 from ..wordvectors import open_word_vectors
+from .config import NskConfig
 from .kernels import raw_diagonal, raw_gram
 from .structures import STRUCTURE_ARRAYS, Labels, Structures
 
@@ -214,6 +216,7 @@ def model_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> SavedMod
         raise InputError("edge_labels and node_labels must be lists of strings")
     if not isinstance(header["config"], dict):
         raise InputError("the header has no config")
+    from_dict(NskConfig, header["config"], prefix="config.")
     check_arrays({"sigma": arrays["sigma"]}, {"sigma": ("f", (len(edge_names),))})
     unknown = sorted(set(arrays) - {"sigma", *STRUCTURE_ARRAYS})
     if unknown:

@@ -487,6 +487,7 @@ class PHSIC:
             raise InputError(f"n (the number of training pairs) must be a positive integer, got {params['n']!r}")
         if params["kernel"] not in KERNELS:
             raise InputError(f"unknown kernel {params['kernel']!r}")
+        check_params(params)
         icd = not KERNELS[params["kernel"]].feature_space
         pivots = ("x_pivots", "x_lower", "y_pivots", "y_lower")
         check_arrays(arrays, {"sum_x": ("f", ("dx",)), "sum_y": ("f", ("dy",)), "sum_xy": ("f", ("dx", "dy")),
@@ -516,11 +517,44 @@ class PHSIC:
         return model.fit_moments(CrossMoments(params["n"], arrays["sum_x"], arrays["sum_y"], arrays["sum_xy"]))
 
 
+def check_params(params: dict) -> None:
+    """The header's model parameters, checked as a config's kernel section is checked: the kernel
+    parameters (map_params) and each side's resolved kernel (x_kernel, y_kernel), and the seed."""
+    from ..config import SEED, from_dict
+    from .config import KernelConfig
+
+    if not isinstance(params["seed"], int) or params["seed"] not in SEED:
+        raise InputError(f"seed must be an integer {SEED}, got {params['seed']!r}")
+    for key, kernel in (("map_params", {"name": params["kernel"], **params["map_params"]}),
+                        ("x_kernel", params["x_kernel"]), ("y_kernel", params["y_kernel"])):
+        from_dict(KernelConfig, kernel, prefix=f"{key}.")
+
+
+def check_encoder_specs(specs: list | dict) -> None:
+    """A header's encoders: the x and y encoder specs (each checked as a config's encoder section),
+    or, for a model of precomputed vectors, the two vector files' paths."""
+    from ..config import EncoderConfig, from_dict
+
+    if isinstance(specs, dict):
+        if set(specs) != {"x_vectors", "y_vectors"} or not all(isinstance(v, str) for v in specs.values()):
+            raise InputError("encoders must name the x_vectors and y_vectors files")
+        return
+    if not isinstance(specs, list) or len(specs) != 2:
+        raise InputError("encoders must be the specs of the x and y encoders")
+    for side, spec in zip("xy", specs):
+        from_dict(EncoderConfig, spec, prefix=f"encoders.{side}.")
+
+
 def load_phsic(path: str) -> tuple[dict, PHSIC]:
-    """The header and the model of a ``phsic`` artifact, checked against its schema (:meth:`PHSIC.from_artifact`)."""
+    """The header and the model of a ``phsic`` artifact, checked against its schema (:meth:`PHSIC.from_artifact`)
+    and its config as a config file is checked."""
+    from ..config import from_dict
+    from .config import PhsicConfig
+
     def read(header: dict, arrays: dict) -> PHSIC:
-        if not isinstance(header.get("encoders"), (list, dict)):
-            raise InputError("header lacks the encoders' specs")
+        check_encoder_specs(header.get("encoders"))
+        if isinstance(header.get("config"), dict):
+            from_dict(PhsicConfig, header["config"], prefix="config.")
         return PHSIC.from_artifact(header, arrays)
 
     return artifact.load(path, KIND, read)

@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from ..config import check
 from ..errors import InputError, check_fitted
 from .config import KernelTermConfig, paper_kernels
 from .gram import TileCache, Vocabulary, build_terms, combine, pairs_digest, raw_block, term_key
@@ -75,7 +76,7 @@ class StringRewritingKernel:
         if not terms or tile_rows < 1:
             raise InputError("need at least one kernel term and tile_rows >= 1")
         for term in terms:
-            term.validate()
+            check(term)
         self.kernels, self.wordnet, self.tile_rows = terms, wordnet, tile_rows
 
     def __call__(self, X: list[Pair], Y: list[Pair] | None = None) -> np.ndarray:

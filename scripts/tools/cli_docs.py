@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from kcooc.cli import cli
+from kcooc.cliutils import Bounded
 
 # Commands without -i/--input or -o/--output, and why (tests/test_cli_docs.py checks this list is exact).
 EXCEPTIONS = {
@@ -78,6 +79,8 @@ def describe_type(param: click.Parameter) -> str:
         return " \\| ".join(kind.choices)
     if isinstance(kind, (click.IntRange, click.FloatRange)):
         return f"{'integer' if isinstance(kind, click.IntRange) else 'number'} {kind._describe_range()}"
+    if isinstance(kind, Bounded):
+        return f"{kind.name} {kind.bounds}"
     return {"text": "text", "integer": "integer", "float": "number"}.get(kind.name, kind.name)
 
 
