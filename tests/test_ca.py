@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import TRAIN, run
-from kcooc.ca.counting import Vocabulary, contingency_table, offset_tables, token_chunks, tokenize
+from kcooc.ca.corpus import token_chunks
+from kcooc.ca.counting import Vocabulary, contingency_table, offset_tables, tokenize
 from kcooc.ca.model import PPMISVD, CorrespondenceAnalysis, word_similarity
 from kcooc.ca.sca import sca_operator, supervision_matrix
 from kcooc.ca.svd import CAOperator, randomized_svd

@@ -9,7 +9,9 @@ import pytest
 
 from conftest import TRAIN
 from kcooc.errors import InputError
-from kcooc.io import TsvReader, atomic_output, text_blocks
+from kcooc.io.outputs import atomic_output
+from kcooc.io.readers import text_blocks
+from kcooc.io.tsv import TsvReader
 
 
 def rows(reader):

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from conftest import needs_wordnet
 
-from kcooc.srk.gram import PrTerm, SrkTerm, TileCache, Vocabulary, combine, raw_block, term_key
+from kcooc.srk.cache import TileCache, term_key
+from kcooc.srk.gram import PrTerm, SrkTerm, Vocabulary, combine, raw_block
 from kcooc.srk.kernel import EncodedPairs
 from kcooc.srk.types import TypingScheme, edit_distance_one
 
