@@ -234,8 +234,8 @@ def awkward_lines():
 def test_raw_lines_write_the_rows_as_the_reader_reads_them(tmp_path, chunk):
     """The write pass cuts the kept rows out of the undecoded input (RawLines): the same bytes as
     joining the reader's decoded lines, for any block size, keep pattern and malformed line."""
-    from kcooc.io import RawLines
-    from kcooc.io import TsvReader, line_blocks
+    from kcooc.io.readers import RawLines, line_blocks
+    from kcooc.io.tsv import TsvReader
 
     path = tmp_path / "in.tsv"
     path.write_bytes(awkward_lines())
