@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from ..cli.options import (KcoocGroupOfCommands, config_options, input_option, output_option,
-                           seed_option)
+from ..cli.options import KcoocGroupOfCommands, config_options, input_option, output_option, seed_option
 from ..cli.runtime import LOG, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
 from ..errors import InputError
@@ -74,9 +73,9 @@ def embed_command(config_path, print_config, input_path, output, export_w2v, met
     Example:
       kcooc ca embed -c configs/text8.yaml -i data/text8 -o runs/ca-flat.npz --export-w2v runs/ca-flat.txt
     """
+    from ..wordvectors import write_word2vec_text
     from .corpus import token_chunks
     from .counting import Vocabulary, contingency_table, offset_tables
-    from ..wordvectors import write_word2vec_text
     from .model import PPMISVD, CorrespondenceAnalysis
 
     cfg = load_config(CaConfig, config_path, {

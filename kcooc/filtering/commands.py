@@ -6,8 +6,17 @@ import contextlib
 
 import click
 
-from ..cli.options import (KcoocCommand, config_options, input_options, input_overrides, jobs_option, output_option,
-                           seed_option, sigma_option, work_dir_option)
+from ..cli.options import (
+    KcoocCommand,
+    config_options,
+    input_options,
+    input_overrides,
+    jobs_option,
+    output_option,
+    seed_option,
+    sigma_option,
+    work_dir_option,
+)
 from ..cli.runtime import check_directory, guarded, load_config, progress, require, run_options, write_summary
 from ..config import NULL
 from ..engine import make_engine

@@ -8,7 +8,6 @@ from typing import Literal, Union
 from ..config import SEED, Range, option, section
 from ..errors import InputError
 
-
 METHODS = ("exact", "random-knn", "klsh")  # k-NN search (hashing.py); here so that reading a config imports no numba
 
 

@@ -7,8 +7,16 @@ import hashlib
 import click
 import numpy as np
 
-from ..cli.options import (KcoocGroupOfCommands, config_options, input_options, input_overrides, output_option,
-                           seed_option, sigma_option, work_dir_option)
+from ..cli.options import (
+    KcoocGroupOfCommands,
+    config_options,
+    input_options,
+    input_overrides,
+    output_option,
+    seed_option,
+    sigma_option,
+    work_dir_option,
+)
 from ..cli.runtime import LOG, check_directory, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
 from ..io.outputs import atomic_output, check_outputs

@@ -8,7 +8,6 @@ from typing import Literal, Union
 from ..config import SEED, EncoderConfig, InputConfig, Range, option, section
 from ..errors import InputError
 
-
 # linear and cos have explicit feature maps (kcooc/kernels.py: feature_space), named here so that reading a
 # config imports no scipy; their dense float64 covariance C_XY has n_x x n_y entries, at most this many (2 GiB)
 FEATURE_SPACE_KERNELS = ("linear", "cos")
