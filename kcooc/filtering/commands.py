@@ -206,7 +206,7 @@ def learn_or_load(job: FilterJob, cfg: FilterConfig, model_path: str | None, sec
             lambda src, tgt: job.features(model, learned, src, tgt), learned.names, texts[2].tolist(),
             texts[3].tolist(), cfg.learn.validation, cfg.learn.regularization, cfg.seed, cfg.learn.language_prior,
             fit=fit_alignment, doubtful_share=cfg.learn.doubtful_share, detectors=cfg.learn.detectors,
-            source_language_prior=cfg.learn.source_language_prior)
+            source_language_prior=cfg.learn.source_language_prior, noise_kinds=cfg.learn.noise_kinds)
         seconds["train"] = lap.seconds()
     return model, None
 

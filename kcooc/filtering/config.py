@@ -104,6 +104,10 @@ class LearnConfig:
     lexical_buckets: int = option(2048, "hashed word ids per side in the word-alignment (lexical translation) "
                                   "tables: (B + 1) x B per direction")
     fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency model")
+    noise_kinds: Union[list[str], None] = option(
+        None, "the kinds of synthetic training noise made, in turn (names of NOISE_KINDS in kcooc/filtering/noise.py, "
+        "whose docstring describes each; an evaluation leaves a family out to see how the score does on noise it "
+        "never saw); null = every kind")
 
     def validate(self) -> None:
         if (self.sample < 10 or not 0 < self.validation < 1 or self.regularization <= 0 or not 0 < self.language_prior < 1
@@ -114,6 +118,13 @@ class LearnConfig:
             raise InputError("learn.doubtful_share must be in [0, 1)")
         if self.lexical_buckets < 1 or self.fluency_buckets < 1:
             raise InputError("learn.lexical_buckets and learn.fluency_buckets must be >= 1")
+        if self.noise_kinds is not None:
+            from .noise import NOISE_KINDS
+
+            unknown = [kind for kind in self.noise_kinds if kind not in NOISE_KINDS]
+            if unknown or not self.noise_kinds:
+                problem = f"unknown kind {unknown[0]!r}" if unknown else "no kind"
+                raise InputError(f"learn.noise_kinds: {problem}; the kinds are {', '.join(NOISE_KINDS)} (null = every kind)")
 
 
 @dataclasses.dataclass
