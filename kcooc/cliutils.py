@@ -16,7 +16,6 @@ import logging
 import math
 import os
 import sys
-import time
 import traceback
 from typing import Any, Callable, Iterable, Iterator, NoReturn
 
@@ -314,14 +313,6 @@ def progress(quiet: bool, unit: str = "pairs") -> tqdm:
                 dynamic_ncols=True)
 
 
-class Timer:
-    def __init__(self):
-        self.start = time.perf_counter()
-
-    def seconds(self) -> float:
-        return round(time.perf_counter() - self.start, 3)
-
-
 def write_summary(path: str | None, summary: dict[str, Any]) -> None:
     if path:
         with atomic_output(path) as out:
@@ -359,14 +350,6 @@ def locked_outputs(output: str, *others: str | None) -> Iterator[None]:
             if path and path != "-":
                 remove_stale_temporaries(path)
         yield
-
-
-def use_threads(jobs: int | None) -> None:
-    """Threads for numba's parallel loops (None: all cores)."""
-    if jobs:
-        import numba
-
-        numba.set_num_threads(min(jobs, numba.config.NUMBA_NUM_THREADS))
 
 
 def require(condition: bool, message: str) -> None:

@@ -26,7 +26,8 @@ import scipy.sparse as sp
 
 from .errors import InputError
 from .extras import import_optional
-from .text import code_points
+from .hashing import splitmix64
+from .text import SEPARATORS, code_points
 from .wordvectors import FastTextVectors, TextVectors
 
 _PUNCTUATION = str.maketrans({c: " " for c in string.punctuation})
@@ -202,18 +203,11 @@ class HashingEncoder(Encoder):
         if self.lowercase:
             sentences = [s.lower() for s in sentences]
         codes, sentence_of, _ = code_points(sentences, " ")
-        data, indices, indptr = _hashed_rows(codes, sentence_of, len(sentences), _SEPARATORS,
+        data, indices, indptr = _hashed_rows(codes, sentence_of, len(sentences), SEPARATORS,
                                              np.array(self.char_ngrams, dtype=np.int64), self.word_ngrams, self.dim)
         matrix = sp.csr_matrix((data, indices, indptr), shape=(len(sentences), self.dim))
         matrix.has_sorted_indices = True  # sorted columns: the scoring and statistics kernels walk C's rows in order
         return matrix
-
-
-@numba.njit(cache=True, nogil=True)
-def _mix(x):  # pragma: no cover - compiled; as mix64
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -267,20 +261,20 @@ def _hashed_rows(codes, sentence_of, n_rows, separators, char_ngrams, word_ngram
     for t in range(tokens):
         for n in char_ngrams:
             for a in range(starts[t], ends[t] - n + 1):
-                rows[k], hashes[k] = sentence_of[a], _mix(_polynomial(codes, a, a + n) + np.uint64(n))
+                rows[k], hashes[k] = sentence_of[a], splitmix64(_polynomial(codes, a, a + n) + np.uint64(n))
                 k += 1
     if word_ngrams:
         words = np.empty(tokens, np.uint64)
         for t in range(tokens):
-            words[t] = _mix(_polynomial(codes, starts[t], ends[t]))
+            words[t] = splitmix64(_polynomial(codes, starts[t], ends[t]))
             rows[k], hashes[k] = sentence_of[starts[t]], words[t]
             k += 1
         combined = words.copy()
         for n in range(2, word_ngrams + 1):
             for t in range(tokens - n + 1):
-                combined[t] = _mix(combined[t] * np.uint64(0x9E3779B97F4A7C15) + words[t + n - 1])
+                combined[t] = splitmix64(combined[t] * np.uint64(0x9E3779B97F4A7C15) + words[t + n - 1])
                 if sentence_of[starts[t + n - 1]] == sentence_of[starts[t]]:
-                    rows[k], hashes[k] = sentence_of[starts[t]], _mix(combined[t] ^ np.uint64(n << 56))
+                    rows[k], hashes[k] = sentence_of[starts[t]], splitmix64(combined[t] ^ np.uint64(n << 56))
                     k += 1
     # group by row, then per row sort the columns and add the signs of equal columns
     indptr = np.zeros(n_rows + 1, np.int64)
@@ -321,29 +315,6 @@ def _hashed_rows(codes, sentence_of, n_rows, separators, char_ngrams, word_ngram
                 nnz += 1
         out_ptr[r + 1] = nnz
     return data[:nnz].copy(), indices[:nnz].copy(), out_ptr
-
-
-def _separator_table() -> np.ndarray:
-    """Separators among the first 65536 code points: ASCII whitespace and punctuation, Latin-1
-    symbols, general punctuation, CJK symbols and punctuation, full-width punctuation."""
-    table = np.zeros(1 << 16, dtype=bool)
-    table[[ord(c) for c in string.whitespace + string.punctuation]] = True
-    for low, high in [(0x80, 0xBF), (0x2000, 0x206F), (0x3000, 0x303F), (0xFF01, 0xFF0F), (0xFF1A, 0xFF20),
-                      (0xFF3B, 0xFF40), (0xFF5B, 0xFF65)]:
-        table[low : high + 1] = True
-    return table
-
-
-_SEPARATORS = _separator_table()
-
-
-def mix64(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser (elementwise, wrapping uint64 arithmetic)."""
-    x = np.asarray(x, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
 
 
 def build_encoder(spec: dict) -> Encoder:

@@ -4,6 +4,8 @@
 * TSV columns are chosen by 1-based index or by header name and validated before any work starts.
 * A malformed line (wrong field count, undecodable UTF-8, over-long line) is an :class:`InputError`
   naming ``file:line``, or with ``on_error="skip"`` it is skipped and counted by reason.
+* :class:`RawLines` cuts rows out of undecoded blocks of whole lines (:func:`line_blocks`), each as
+  the TSV reader read it.
 * Outputs go to a temporary file in the target directory and are renamed into place on success,
   so a crash never leaves a half-written file and never destroys the previous output.
 """
@@ -111,6 +113,52 @@ def line_blocks(path: str, chunk_bytes: int = 1 << 23, observe: Callable[[bytes]
     """A file's bytes, undecoded, in blocks of whole lines (about ``chunk_bytes``; the last may lack
     its newline), each with the number of its first line. ``observe`` as in :func:`text_blocks`."""
     yield from _file_blocks(path, chunk_bytes, observe, _after_last_newline)
+
+
+@dataclass
+class RawLines:
+    """Whole input lines, undecoded: ``data`` (every line ends in a newline), the position of each
+    line's newline (``ends``), and the block's rows (a slice of every row, ``rows``) with their line
+    in the block (``lines``)."""
+
+    data: np.ndarray
+    ends: np.ndarray
+    rows: slice
+    lines: np.ndarray
+
+    @classmethod
+    def of(cls, data: bytes, first: int, linenos: np.ndarray, row: int) -> "RawLines":
+        """The block ``data`` of whole lines from line ``first`` on; ``linenos``: every row's line
+        number, of which ``row`` is the first in this block."""
+        if not data.endswith(b"\n"):  # the file's last line
+            data += b"\n"
+        array = np.frombuffer(data, dtype=np.uint8)
+        ends = np.flatnonzero(array == 10)
+        stop = int(np.searchsorted(linenos, first + ends.size))
+        return cls(array, ends, slice(row, stop), linenos[row:stop] - first)
+
+    def _spans(self, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(start, stop) of the text of ``lines`` (indices): up to the newline, less a carriage
+        return before it, which the reader strips too."""
+        ends = self.ends[lines]
+        starts = np.where(lines > 0, self.ends[lines - 1] + 1, 0)
+        return starts, ends - ((ends > starts) & (self.data[ends - 1] == 13))
+
+    def joined(self, keep: np.ndarray) -> bytes:
+        """The rows where ``keep``, each as the reader read it followed by a newline: the bytes of
+        ``"".join(line + "\\n" for line in kept lines)``."""
+        lines = self.lines[keep]
+        take = np.zeros(self.ends.size, dtype=bool)
+        take[lines] = True
+        mask = np.repeat(take, np.diff(self.ends, prepend=-1))  # whole lines, newline included
+        stops = self._spans(lines)[1]
+        mask[stops[stops < self.ends[lines]]] = False  # less their carriage returns
+        return self.data[mask].tobytes()
+
+    def texts(self) -> list[str]:
+        """Each row's line as the reader decoded it."""
+        data = self.data.tobytes()
+        return [data[a:b].decode("utf-8") for a, b in zip(*(x.tolist() for x in self._spans(self.lines)))]
 
 
 def _after_last_newline(block: bytes) -> int:

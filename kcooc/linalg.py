@@ -1,10 +1,13 @@
-"""Small linear-algebra helpers on dense arrays and scipy sparse rows, shared by all methods."""
+"""Linear-algebra helpers on dense arrays and scipy sparse rows, and the solvers the estimators share
+(:func:`fit_logistic`, Newton's method for the filter's classifier)."""
 
 from __future__ import annotations
 
 import numba
 import numpy as np
 import scipy.sparse as sp
+
+from .threads import single_threaded_blas
 
 
 def dense(M) -> np.ndarray:
@@ -118,3 +121,61 @@ def _sparse_bilinear(x_ptr, x_idx, x_val, C, y_ptr, y_idx, y_val):  # pragma: no
             total += x_val[a] * partial
         out[r] = total
     return out
+
+
+def fit_logistic(X: np.ndarray, y: np.ndarray, regularization: float, tol: float = 1e-6, max_iter: int = 100,
+                 start: tuple[np.ndarray, float] | None = None) -> tuple[np.ndarray, float]:
+    """L2-regularised logistic regression (w, b) by Newton's method with a backtracking line search
+    (Nocedal & Wright 2006, Alg. 3.1): the minimum over (w, b) of the mean over rows of
+    log(1 + exp(z)) - y z, z = X w + b, plus |w|^2 / (2 C n) (C = ``regularization``; the optimum of
+    scikit-learn's ``LogisticRegression(C)``, and its stopping rule: largest gradient entry and half
+    the Newton decrement at most ``tol``), from ``start`` or zero.
+
+    The gradient is float64; the Hessian X^T diag(p(1 - p)) X / n is one float32 BLAS ``syrk``
+    (a fourth of a float64 ``X^T (W X)``'s time): an approximate Hessian changes the steps, not the
+    optimum the exact gradient defines. One BLAS thread: the same bytes on machines with any number
+    of cores.
+    """
+    from scipy.linalg import blas, cho_factor, cho_solve
+    from scipy.special import expit
+
+    n, width = X.shape
+    y = np.asarray(y, dtype=np.float64)
+    penalty = 1.0 / (regularization * n)
+    w, b = (np.zeros(width), 0.0) if start is None else (np.array(start[0], dtype=np.float64), float(start[1]))
+    X32 = X.astype(np.float32)
+    weighted = np.empty_like(X32)  # rows of X32 times sqrt(h), refilled at every step (no fresh pages)
+
+    def objective(z, w):
+        return float(np.mean(np.logaddexp(0.0, z) - y * z) + penalty / 2 * (w @ w))
+
+    with single_threaded_blas():
+        z = X @ w + b
+        loss, decrement = objective(z, w), np.inf
+        for _ in range(max_iter):
+            p = expit(z)
+            gradient = np.append(X.T @ (p - y) / n + penalty * w, np.mean(p - y))
+            if np.max(np.abs(gradient)) <= tol and decrement <= tol:
+                break
+            h = p * (1 - p) / n
+            H = np.empty((width + 1, width + 1))
+            np.multiply(X32, np.sqrt(h, dtype=np.float32)[:, None], out=weighted)
+            upper = blas.ssyrk(1.0, weighted.T, trans=0)
+            H[:width, :width] = np.triu(upper) + np.triu(upper, 1).T
+            H[np.arange(width), np.arange(width)] += penalty
+            H[:width, width] = H[width, :width] = X.T @ h
+            H[width, width] = h.sum()
+            step = -cho_solve(cho_factor(H), gradient)
+            slope = gradient @ step
+            decrement = -slope / 2
+            dz = X @ step[:width] + step[width]
+            t = 1.0
+            for _ in range(21):  # Armijo: at least 2^-11 of the decrease the slope promises
+                trial = objective(z + t * dz, w + t * step[:width])
+                if trial - loss <= 2.0**-11 * t * slope or abs(trial - loss) <= 16 * np.finfo(float).eps * abs(loss):
+                    break
+                t /= 2
+            else:
+                break  # no decrease left at float64 precision
+            w, b, z, loss = w + t * step[:width], b + t * step[width], z + t * dz, trial
+    return w, b

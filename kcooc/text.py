@@ -1,11 +1,15 @@
-"""Vectorised per-sentence text statistics over code points (no Python loop per character).
+"""Text primitives over code points, shared by the encoders and the filter (no Python loop per character).
 
-A block of sentences becomes one array of code points with a separator after each sentence;
-per-sentence counts are ``np.bincount`` over the sentence index of each code point, with
-properties looked up in tables over the Basic Multilingual Plane.
+A block of sentences becomes one array of code points with a separator after each sentence
+(:func:`code_points`, :func:`lowered`); per-sentence counts (:class:`TextStats`) are ``np.bincount``
+over the sentence index of each code point, with properties looked up in tables over the Basic
+Multilingual Plane: letters, white space, controls, scripts, the characters that separate tokens
+(``SEPARATORS``) and the kana and Han characters that are tokens of their own (``CJK``).
 """
 
 from __future__ import annotations
+
+import string
 
 import numpy as np
 
@@ -99,3 +103,34 @@ class TextStats:
         for script in LANGUAGE_SCRIPTS[language]:
             table |= _SCRIPTS[script]
         return self._count(table)
+
+
+def _separator_table() -> np.ndarray:
+    """Separators among the first 65536 code points: ASCII whitespace and punctuation, Latin-1
+    symbols, general punctuation, CJK symbols and punctuation, full-width punctuation."""
+    table = np.zeros(_BMP, dtype=bool)
+    table[[ord(c) for c in string.whitespace + string.punctuation]] = True
+    for low, high in [(0x80, 0xBF), (0x2000, 0x206F), (0x3000, 0x303F), (0xFF01, 0xFF0F), (0xFF1A, 0xFF20),
+                      (0xFF3B, 0xFF40), (0xFF5B, 0xFF65)]:
+        table[low : high + 1] = True
+    return table
+
+
+def _cjk_table() -> np.ndarray:
+    """Kana and Han characters (and half-width kana): each is a token of its own."""
+    table = np.zeros(_BMP, dtype=bool)
+    for low, high in [(0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xFF66, 0xFF9F)]:
+        table[low : high + 1] = True
+    return table
+
+
+SEPARATORS = _separator_table()
+CJK = _cjk_table()
+
+
+def lowered(sentences: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Code points of the lower-cased sentences, each followed by an end mark (newline), the
+    sentence of each code point, and the number of sentences: the input of the filter's character
+    trigrams and of its alignment model's token sequences."""
+    codes, sentence_of, _ = code_points([s.lower() for s in sentences] + [""], "\n")
+    return codes, sentence_of, len(sentences)

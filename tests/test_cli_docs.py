@@ -1,4 +1,4 @@
-"""docs/cli.md is current, and every command keeps the shared option vocabulary (scripts/cli_docs.py)."""
+"""docs/cli.md is current, and every command keeps the shared option vocabulary (scripts/tools/cli_docs.py)."""
 
 from __future__ import annotations
 
@@ -7,17 +7,15 @@ import contextlib
 import io
 import json
 import os
-import sys
 
 import click
 import pytest
 
 from conftest import DATA, TRAIN, run
 
-ROOT = os.path.join(os.path.dirname(__file__), "..")
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from scripts.tools import cli_docs
 
-import cli_docs  # noqa: E402
+ROOT = os.path.join(os.path.dirname(__file__), "..")
 
 COMMANDS = dict(cli_docs.commands())
 EVERYWHERE = {"quiet": ["--quiet", "-q"], "verbose": ["--verbose", "-v"], "log_file": ["--log-file"],

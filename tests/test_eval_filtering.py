@@ -1,16 +1,14 @@
-"""The noise generators of the labelled filtering benchmark (scripts/eval_filtering.py): deterministic,
+"""The noise generators of the labelled filtering benchmark (scripts/experiments/filtering/eval_filtering.py): deterministic,
 at the asked rate, and each kind is what it claims to be."""
 
 import os
 import random
 import re
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "scripts"))
-import eval_filtering as ev  # noqa: E402
+from scripts.experiments.filtering import eval_filtering as ev
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "data", "en-ja.tsv")
 

@@ -131,7 +131,7 @@ def test_newton_fit_reaches_the_regularised_optimum_from_any_start():
     computed from its definition, is at most the tolerance there."""
     from sklearn.linear_model import LogisticRegression
 
-    from kcooc.filtering.scorer import fit_logistic
+    from kcooc.linalg import fit_logistic
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(3000, 40))
@@ -154,7 +154,7 @@ def test_pair_features_of_the_scored_rows_equal_those_of_their_whole_block():
     """The score pass computes the per-pair features (language ID included) of the pairs it scores
     only (no duplicates, no line a rule dropped); each row's features must not depend on the
     other rows of its block, so they are those the screen pass used to compute for every line."""
-    from kcooc.filtering.scorer import FeatureExtractor, feature_names
+    from kcooc.filtering.extractor import FeatureExtractor, feature_names
     from kcooc.text import TextStats
 
     src, tgt = read_pairs(3000)
@@ -209,7 +209,7 @@ def awkward_lines():
 def test_raw_lines_write_the_rows_as_the_reader_reads_them(tmp_path, chunk):
     """The write pass cuts the kept rows out of the undecoded input (RawLines): the same bytes as
     joining the reader's decoded lines, for any block size, keep pattern and malformed line."""
-    from kcooc.filtering.job import RawLines
+    from kcooc.io import RawLines
     from kcooc.io import TsvReader, line_blocks
 
     path = tmp_path / "in.tsv"
@@ -236,7 +236,7 @@ def test_spooled_rows_come_back_with_their_texts_and_encoding_bit_for_bit(tmp_pa
     """The screen pass spools a task's passing pairs (texts, encoding in narrowed integer types where
     exact); the score pass reads a subset back: the same strings and the same sparse matrices, dtypes
     included. Values that are not small integers (or -0.0, NaN) are kept as they are."""
-    from kcooc.filtering.job import load_spooled, narrowed, save_spooled
+    from kcooc.filtering.spool import load_spooled, narrowed, save_spooled
 
     src, tgt = read_pairs(500)
     src[3], tgt[4], src[5] = "", "a\rb", "ünïcödé \u3000 全角"

@@ -13,9 +13,11 @@ from kcooc.config import load
 from kcooc.engine import Context, ProcessEngine, SerialEngine
 from kcooc.errors import KcoocError
 from kcooc.filtering.config import FilterConfig, RulesConfig, SelectConfig
-from kcooc.filtering.job import FilterJob, Workspace, mark_duplicates, merge_samples, sample_priorities
-from kcooc.filtering.rules import CODE, NON_TEXT, PASS, rule_reasons
+from kcooc.filtering.job import FilterJob
+from kcooc.filtering.rules import CODE, NON_TEXT, PASS, mark_duplicates, rule_reasons
+from kcooc.filtering.sampling import Sample, sample_priorities
 from kcooc.filtering.select import select
+from kcooc.filtering.workspace import Workspace
 from kcooc.phsic.model import PHSIC
 from kcooc.text import LANGUAGE_SCRIPTS, SCRIPT_RANGES, TextStats
 
@@ -163,15 +165,15 @@ def test_icd_sample_does_not_depend_on_how_the_input_is_cut(sizes, limit, seed):
     n = sum(sizes)
     rows = np.arange(n)
     X = rows[:, None].astype(float)
-    merged, start = (np.zeros(0, np.uint64), rows[:0], X[:0], X[:0]), 0
+    merged, start = Sample(np.zeros(0, np.uint64), rows[:0], (X[:0], X[:0])), 0
     for size in sizes:
         part = rows[start : start + size]
-        merged = merge_samples(merged, (sample_priorities(part, seed), part, X[part], X[part] * 2), limit)
+        merged = merged.merge(Sample(sample_priorities(part, seed), part, (X[part], X[part] * 2)), limit)
         start += size
     priorities = sample_priorities(rows, seed)
     expected = np.sort(np.argsort(priorities)[:limit])
-    assert merged[1].tolist() == expected.tolist()
-    assert np.array_equal(merged[2].ravel(), expected.astype(float))
+    assert merged.rows.tolist() == expected.tolist()
+    assert np.array_equal(merged.columns[0].ravel(), expected.astype(float))
 
 
 class Square(Context):
@@ -199,15 +201,16 @@ def job(tmp_path, cfg, path=EN_JA, engine=None):
 @pytest.mark.parametrize("kernel", ["cos", "rbf"])
 def test_phsic_learned_through_the_passes_equals_fit_on_the_passing_pairs(tmp_path, kernel):
     from kcooc.encoders import build_encoder
-    from kcooc.filtering.commands import learn_or_load
+    from kcooc.filtering.pipeline import fit
 
     cfg = load(FilterConfig, None, {"encoder.name": "hashing", "encoder.n_features": 64, "kernel.name": kernel,
                                     "kernel.rank": 40, "kernel.sample": None, "task_lines": 300,
                                     "input.block_size": 128, "rules.tgt_language": "japanese"})
     filter_job = job(tmp_path, cfg)
-    model, _ = learn_or_load(filter_job, cfg, None, {})
+    fitted = fit(filter_job)
+    model = fitted.phsic
     reasons = filter_job.work.array("reasons", np.uint8)
-    scores = filter_job.score(model, reasons, None)
+    scores = filter_job.score(model, fitted.encoders, reasons).scores
     src, tgt = read_en_ja()
     keep = np.flatnonzero(reasons == PASS)
     assert 1000 < keep.size < len(src)
@@ -244,7 +247,6 @@ import math  # noqa: E402
 import re  # noqa: E402
 import zlib  # noqa: E402
 
-from kcooc.encoders import _SEPARATORS, mix64  # noqa: E402
 from kcooc.filtering import features as feat  # noqa: E402
 from kcooc.filtering.alignment import DIAGONALS, AlignmentModel, token_sequences  # noqa: E402
 from kcooc.filtering.alignment import TOKEN_LIMIT as ALIGNMENT_TOKEN_LIMIT  # noqa: E402
@@ -252,6 +254,8 @@ from kcooc.filtering import spelled_numbers as spelled  # noqa: E402
 from kcooc.filtering.mismatch import mismatch_features  # noqa: E402
 from kcooc.filtering.noise import MINHASHES, NOISE_FAMILIES, NOISE_KINDS, similar_partners, synthesize  # noqa: E402
 from kcooc.filtering.scorer import PairClassifier, train  # noqa: E402
+from kcooc.hashing import mix64  # noqa: E402
+from kcooc.text import CJK, SEPARATORS  # noqa: E402
 
 FORMAT_PAIRS = [
     ("Delete %s files (%d left)", "%s 個のファイルを削除 (残り %d)"),
@@ -317,7 +321,7 @@ def naive_items(sentence, kind, other=None):
     if kind == "capitals":
         tokens, current = [], ""
         for c in sentence + " ":
-            if ord(c) < 0x10000 and _SEPARATORS[ord(c)]:
+            if ord(c) < 0x10000 and SEPARATORS[ord(c)]:
                 if current:
                     tokens.append(current)
                 current = ""
@@ -478,8 +482,8 @@ def naive_hash(text):
 def naive_token_list(sentence):
     tokens, current = [], ""
     for c in sentence.lower() + " ":
-        separator = ord(c) < 0x10000 and _SEPARATORS[ord(c)]
-        cjk = ord(c) < 0x10000 and feat._CJK[ord(c)]
+        separator = ord(c) < 0x10000 and SEPARATORS[ord(c)]
+        cjk = ord(c) < 0x10000 and CJK[ord(c)]
         if separator or cjk:
             if current:
                 tokens.append(current)
@@ -852,21 +856,20 @@ def test_training_is_seeded_and_reports_held_out_numbers():
 
 
 def test_learned_scores_through_the_passes_equal_the_classifier_on_every_feature(tmp_path):
-    from kcooc.filtering.commands import learn_or_load
-    from kcooc.filtering.job import FilterContext, LearnedScorer
-    from kcooc.filtering.scorer import feature_names
+    from kcooc.filtering.passes import FilterContext
+    from kcooc.filtering.pipeline import fit
 
     cfg = load(FilterConfig, None, {"task_lines": 300, "input.block_size": 128, "learn.sample": 500,
                                     "learn.lexical_buckets": 256, "learn.fluency_buckets": 4096,
                                     "rules.tgt_language": "japanese", "rules.max_length_ratio": 8.0})
-    learned = LearnedScorer(feature_names(None, None))
     filter_job = job(tmp_path, cfg)
-    model, _ = learn_or_load(filter_job, cfg, None, {}, learned)
+    fitted = fit(filter_job)
+    model, learned = fitted.phsic, fitted.learned
     reasons = filter_job.work.array("reasons", np.uint8)
-    scores = filter_job.score(model, reasons, None, learned)
+    scores = filter_job.score(model, fitted.encoders, reasons, learned).scores
     src, tgt = read_en_ja()
     keep = np.flatnonzero(reasons == PASS)
-    extractor = FilterContext(cfg, model, None, learned).prepare().extractor
+    extractor = FilterContext(cfg, model, fitted.encoders, learned).prepare().extractor
     F = extractor([src[i] for i in keep], [tgt[i] for i in keep])
     np.testing.assert_allclose(scores[keep], learned.classifier.predict_proba(F), rtol=1e-5, atol=1e-6)
     assert np.isnan(scores[reasons != PASS]).all()

@@ -26,13 +26,13 @@ def test_demo_ranks_held_out_responses_as_the_readme_says(tmp_path):
     pytest.importorskip("chitchat_dataset")
     pytest.importorskip("wordllama")
     data = tmp_path / "dialogue"
-    run(str(ROOT / "scripts" / "data_dialogue.py"), str(data), cwd=ROOT)
+    run("-m", "scripts.experiments.phsic.data_dialogue", str(data), cwd=ROOT)
     model, ranked = tmp_path / "demo.npz", tmp_path / "ranked.tsv"
     run("-m", "kcooc", "phsic", "train", "-q", "-c", "configs/dialogue-wordllama.yaml",
         "-i", str(data / "train.tsv"), "-o", str(model), cwd=ROOT)
     run("-m", "kcooc", "phsic", "score", "-q", "-m", str(model), "-i", str(data / "test-candidates.tsv"),
         "--candidates", "-o", str(ranked), cwd=ROOT)
-    line = run(str(ROOT / "scripts" / "ranked_metrics.py"), str(ranked), cwd=ROOT)
+    line = run("-m", "scripts.experiments.phsic.ranked_metrics", str(ranked), cwd=ROOT)
     found = re.search(r"(\d+) contexts x 10 candidates: ROC-AUC ([\d.]+); MRR ([\d.]+); "
                       r"Recall@1 ([\d.]+), Recall@2 ([\d.]+)", line)
     assert found, line

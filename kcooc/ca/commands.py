@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from ..cliutils import (LOG, KcoocGroupOfCommands, PositiveFloat, Timer, check_outputs, config_options, guarded,
+from ..cliutils import (LOG, KcoocGroupOfCommands, PositiveFloat, check_outputs, config_options, guarded,
                         input_option, load_config, output_option, progress, require, run_options, seed_option,
                         write_summary)
 from ..config import to_dict
 from ..errors import InputError
 from ..io import atomic_output, display_name, rereadable_input, text_lines
+from ..timing import Timer
 from .config import CaConfig
 
 # The maths (scipy) is imported where it is used, so that `--help` and option errors stay fast.

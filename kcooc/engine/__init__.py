@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import InputError, KcoocError
 from ..io import prefetch
+from ..threads import single_threaded_blas
 
 
 class Context(abc.ABC):
@@ -59,15 +60,6 @@ def run_task(task: Callable, context: Context, item: Any) -> Any:
         return task(runtime_of(context), item)
 
 
-def single_threaded_blas():
-    """Tasks run with one BLAS thread on every engine: a BLAS splits its sums by thread count, so
-    a task must see the same count in a serial run and in a worker to give the same bytes."""
-    import numpy  # noqa: F401 - threadpoolctl only sees libraries already loaded
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(1)
-
-
 def _ordered(submit: Callable[[Any], Any], items: Iterable, depth: int) -> Iterator:
     """Submit items, keep at most ``depth`` futures pending, yield results in submission order."""
     pending: collections.deque = collections.deque()
@@ -80,7 +72,13 @@ def _ordered(submit: Callable[[Any], Any], items: Iterable, depth: int) -> Itera
 
 
 class Engine(abc.ABC):
+    """Runs the tasks of a pass; says what a job may rely on: ``shares_local_disk`` (every worker
+    reads and writes this machine's files, so a pass can leave data on disk for the next) and
+    ``local_cores`` (cores of this machine the run may use: threads in the calling process)."""
+
     name = "engine"
+    shares_local_disk = True
+    local_cores = 1
 
     def __enter__(self) -> "Engine":
         return self
@@ -182,6 +180,10 @@ class ProcessEngine(Engine):
         self.jobs, self.work_dir = jobs, work_dir
         self.pool: ProcessPoolExecutor | None = None
 
+    @property
+    def local_cores(self) -> int:
+        return self.jobs
+
     def map(self, task, context, items):
         if self.pool is None:
             self.pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
@@ -208,6 +210,7 @@ class DaskEngine(Engine):
     """
 
     name = "dask"
+    shares_local_disk = False  # workers may run on other machines
 
     def __init__(self, address: str):
         try:

@@ -33,9 +33,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..encoders import _SEPARATORS
 from ..errors import InputError
-from .features import _CJK, lowered
+from ..text import CJK, SEPARATORS, lowered
 
 ALIGNMENT_FEATURES = ("align_tgt", "align_src", "cover_src", "cover_tgt", "token_ratio")
 TOKEN_LIMIT = 48  # words of the longer side of a pair that the alignment sees
@@ -45,7 +44,7 @@ DIAGONALS = (0.0, 1.0, 2.0, 4.0, 8.0)  # candidate lambdas of the diagonal prior
 def token_sequences(sentences: list[str], buckets: int) -> tuple[np.ndarray, np.ndarray]:
     """Each sentence's hashed token ids (int32 in [0, buckets)) in their order, as CSR rows (ids, indptr)."""
     codes, sentence_of, n = lowered(sentences)
-    ids, counts = _token_sequences(codes, sentence_of, n, buckets, _SEPARATORS, _CJK)
+    ids, counts = _token_sequences(codes, sentence_of, n, buckets, SEPARATORS, CJK)
     return ids, np.concatenate([[0], np.cumsum(counts)])
 
 

@@ -1,6 +1,6 @@
 """Per-pair features of the learned filter score, vectorised over a block of pairs.
 
-Two kinds, computed in different passes of job.py:
+Two kinds, computed in different passes (passes.py):
 
 * *pair features* need nothing but the pair: log lengths and length ratios, agreement of
   numbers, placeholders/markup, URLs, punctuation, the final mark and capitalised tokens between the sides, and
@@ -22,8 +22,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ..encoders import _SEPARATORS, _mix, sort_segment
-from ..text import TextStats, code_points
+from ..encoders import sort_segment
+from ..hashing import FNV_OFFSET, FNV_PRIME, finish32, splitmix64
+from ..text import SEPARATORS, TextStats, lowered
 from .patterns import PATTERNS, canonical_item
 from .spelled_numbers import complete_numbers
 
@@ -46,9 +47,6 @@ def _punctuation_table() -> np.ndarray:
 
 
 _PUNCTUATION = _punctuation_table()
-_CJK = np.zeros(1 << 16, dtype=bool)
-for _low, _high in [(0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xFF66, 0xFF9F)]:
-    _CJK[_low : _high + 1] = True
 
 
 # -- pair features -----------------------------------------------------------------------------
@@ -72,7 +70,7 @@ def side_items(sentences: list[str], stats: TextStats) -> dict[str, tuple[np.nda
     only. Only sentences with ``/`` or ``@`` are searched for URLs (so ``www.example.org``
     alone is not counted).
     """
-    numbers, capitals, flags = _scan_items(stats.codes, stats.lengths, _DIGIT_VALUE, _SEPARATORS)
+    numbers, capitals, flags = _scan_items(stats.codes, stats.lengths, _DIGIT_VALUE, SEPARATORS)
     items = {"numbers": numbers, "capitals": capitals}
     for column, kind in enumerate(PATTERNS):
         positions, hashes = [], []
@@ -92,26 +90,9 @@ def pair_items(src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> tu
     return items
 
 
-def number_hashes(digit_strings: list[str]) -> np.ndarray:
-    """The hash ``side_items`` gives each of these digit strings (one number each)."""
-    stats = TextStats(digit_strings)
-    (_, hashes), _, _ = _scan_items(stats.codes, stats.lengths, _DIGIT_VALUE, _SEPARATORS)
-    return hashes
-
-
 def matched_items(sentences: list[str], stats: TextStats, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(sentence index, 32-bit hash) of every number / placeholder / URL / capitalised token."""
     return side_items(sentences, stats)[kind]
-
-
-_FNV_OFFSET, _FNV_PRIME, _FINAL = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3), np.uint64(0xBF58476D1CE4E5B9)
-
-
-@numba.njit(cache=True, nogil=True)
-def _finish(h):  # pragma: no cover - compiled; the 32-bit end of the span hash
-    h ^= h >> np.uint64(29)
-    h *= _FINAL
-    return np.int64(h >> np.uint64(32))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -132,31 +113,31 @@ def _scan_items(codes, lengths, digit_value, separators):  # pragma: no cover - 
         end = start + lengths[r]
         tokens = 0
         in_digits = in_token = capital = slash = www = positional = False
-        number, token = _FNV_OFFSET, _FNV_OFFSET
+        number, token = FNV_OFFSET, FNV_OFFSET
         for i in range(start, end):
             c = codes[i]
             b = min(c, 0xFFFF)
             digit = digit_value[b]
             if digit >= 0:
                 if not in_digits:
-                    in_digits, number, positional = True, _FNV_OFFSET, i > start and codes[i - 1] == 37
-                number = (number ^ np.uint64(digit + 48)) * _FNV_PRIME
+                    in_digits, number, positional = True, FNV_OFFSET, i > start and codes[i - 1] == 37
+                number = (number ^ np.uint64(digit + 48)) * FNV_PRIME
             elif in_digits:
                 if not (positional and c == 36):  # not the argument number of %1$s
-                    number_sentence[numbers], number_hash[numbers] = r, _finish(number)
+                    number_sentence[numbers], number_hash[numbers] = r, finish32(number)
                     numbers += 1
                 in_digits = False
             if separators[b]:
                 if in_token and capital:
-                    capital_sentence[capitals], capital_hash[capitals] = r, _finish(token)
+                    capital_sentence[capitals], capital_hash[capitals] = r, finish32(token)
                     capitals += 1
                 in_token = False
             else:
                 if not in_token:
-                    in_token, capital, token = True, tokens > 0 and 65 <= c <= 90, _FNV_OFFSET
+                    in_token, capital, token = True, tokens > 0 and 65 <= c <= 90, FNV_OFFSET
                     tokens += 1
                 if capital:
-                    token = (token ^ np.uint64(c)) * _FNV_PRIME
+                    token = (token ^ np.uint64(c)) * FNV_PRIME
             if c == 37 or c == 123 or c == 36 or c == 60 or c == 38:
                 flags[r, 0] = True
             elif c == 64 or (c == 58 and i + 2 < end and codes[i + 1] == 47 and codes[i + 2] == 47):
@@ -167,10 +148,10 @@ def _scan_items(codes, lengths, digit_value, separators):  # pragma: no cover - 
                 www = True
         flags[r, 1] |= slash and www
         if in_digits:
-            number_sentence[numbers], number_hash[numbers] = r, _finish(number)
+            number_sentence[numbers], number_hash[numbers] = r, finish32(number)
             numbers += 1
         if in_token and capital:
-            capital_sentence[capitals], capital_hash[capitals] = r, _finish(token)
+            capital_sentence[capitals], capital_hash[capitals] = r, finish32(token)
             capitals += 1
         start = end + 1
     return ((number_sentence[:numbers].copy(), number_hash[:numbers].copy()),
@@ -238,14 +219,6 @@ def ending_agreement(src: TextStats, tgt: TextStats) -> np.ndarray:
 
 
 # -- tokens and character trigrams -------------------------------------------------------------
-def lowered(sentences: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
-    """Code points of the lower-cased sentences, each followed by an end mark (newline), the
-    sentence of each code point, and the number of sentences: the input of trigram_ids and of the
-    alignment model's token_sequences."""
-    codes, sentence_of, _ = code_points([s.lower() for s in sentences] + [""], "\n")
-    return codes, sentence_of, len(sentences)
-
-
 def trigram_ids(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Hashed ids of every character trigram and of its first two characters, and its sentence.
 
@@ -266,8 +239,8 @@ def _trigrams(codes, sentence_of, buckets):  # pragma: no cover - compiled
         if codes[i] == 10 or sentence_of[i] != sentence_of[i + 2]:
             continue
         pair = codes[i] | (codes[i + 1] << np.uint64(21))
-        trigram[k] = np.int64(_mix(pair | (codes[i + 2] << np.uint64(42))) % buckets)
-        context[k] = np.int64(_mix(pair) % buckets)
+        trigram[k] = np.int64(splitmix64(pair | (codes[i + 2] << np.uint64(42))) % buckets)
+        context[k] = np.int64(splitmix64(pair) % buckets)
         sentence[k] = sentence_of[i]
         k += 1
     return trigram[:k], context[:k], sentence[:k]

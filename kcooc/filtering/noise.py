@@ -37,7 +37,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..encoders import mix64
+from ..hashing import mix64
 from .alignment import token_sequences
 from .patterns import PATTERNS
 

@@ -14,8 +14,7 @@ from ..errors import InputError
 from ..phsic.model import PHSIC
 from .alignment import AlignmentModel
 from .features import CorpusCounts
-from .job import LearnedScorer
-from .scorer import PairClassifier
+from .scorer import LearnedScorer, PairClassifier
 
 KIND = "filter"
 # Raised whenever a feature's definition changes under the same name (2: numbers spelled out on the other
@@ -39,19 +38,21 @@ def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], le
         "tgt_lang": config["tgt_lang"], "validation": learned.validation, "feature_version": FEATURE_VERSION})
 
 
-def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, learned: LearnedScorer) -> tuple[dict, PHSIC]:
-    """Read a ``filter`` artifact into ``learned``; its languages must be ``src_lang`` and ``tgt_lang``."""
+def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: list[str]
+                 ) -> tuple[dict, PHSIC, LearnedScorer]:
+    """Read a ``filter`` artifact: (header, PHSIC, learned scorer); its languages must be ``src_lang`` and
+    ``tgt_lang``, its features ``names``."""
     header, arrays = artifact.load(path, KIND)
     for key, value in (("src_lang", src_lang), ("tgt_lang", tgt_lang)):
         _require(header.get(key) == value, f"{path} was trained with --{key.replace('_', '-')} "
                  f"{header.get(key)}; this run has {value}")
-    names = header.get("features")
+    saved = header.get("features")
     if header.get("feature_version", 1) != FEATURE_VERSION:
         raise InputError(f"{path}: its features are version {header.get('feature_version', 1)}, this kcooc computes "
                          f"version {FEATURE_VERSION}: train it again with --save-model")
-    if names != learned.names:  # first: a model of another version may hold parts this one does not know
-        names = names if isinstance(names, list) else []
-        missing, extra = sorted(set(learned.names) - set(names)), sorted(set(names) - set(learned.names))
+    if saved != names:  # first: a model of another version may hold parts this one does not know
+        saved = saved if isinstance(saved, list) else []
+        missing, extra = sorted(set(names) - set(saved)), sorted(set(saved) - set(names))
         raise InputError(f"{path}: its features are not this run's (missing: {', '.join(missing) or '-'}; not used: "
                          f"{', '.join(extra) or '-'}): a model saved by another kcooc version or with other "
                          "languages or learn.languages; train it again with --save-model")
@@ -70,9 +71,7 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, learned:
              and counts.trigrams.shape[0] == 2, f"{path}: corpus counts have bad shapes")
     _require(classifier.names == names and isinstance(encoders, list), f"{path}: its classifier's features are not "
              "the model's")
-    learned.counts, learned.alignment, learned.classifier = counts, alignment, classifier
-    learned.validation = header.get("validation")
-    return header, model
+    return header, model, LearnedScorer(names, counts, alignment, classifier, header.get("validation"))
 
 
 def _require(condition: bool, message: str) -> None:

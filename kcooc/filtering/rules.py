@@ -2,7 +2,7 @@
 OpusFilter's rule filters, but with no Python loop per character).
 
 Each pair gets a reason code: 0 if it passes, else the first rule it breaks, in ``REASONS``
-order. Duplicates and selection add their own codes later.
+order. Duplicates (:func:`mark_duplicates`) and selection add their own codes later.
 """
 
 from __future__ import annotations
@@ -63,3 +63,23 @@ def rule_reasons(src: list[str], tgt: list[str], s: TextStats, t: TextStats, rul
     for name, broken in reversed(checks):  # the first rule in REASONS order wins
         reasons[broken] = CODE[name]
     return reasons
+
+
+def mark_duplicates(reasons: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mark every passing pair whose hash an earlier passing pair has; returns (rows, originals):
+    those pairs and, for each, the first passing pair with the same hash."""
+    rows = np.flatnonzero(reasons == PASS)
+    order = rows[np.argsort(hashes[rows], kind="stable")]
+    sorted_hashes = hashes[order]
+    repeated = np.concatenate([[False], sorted_hashes[1:] == sorted_hashes[:-1]])
+    first = order[np.maximum.accumulate(np.where(repeated, 0, np.arange(order.size)))] if order.size else order
+    rows, originals = order[repeated], first[repeated]
+    reasons[rows] = CODE["duplicate"]
+    in_order = np.argsort(rows)
+    return rows[in_order], originals[in_order]
+
+
+def reason_counts(reasons: np.ndarray) -> dict[str, int]:
+    """How many lines each reason dropped (the reasons that dropped none left out)."""
+    counts = np.bincount(reasons, minlength=len(REASONS))
+    return {name: int(count) for name, count in zip(REASONS, counts) if count and name != "pass"}

@@ -18,124 +18,20 @@ whose value, set to the average clean pair's, lowers that detector's log-odds mo
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Callable
 
 import numpy as np
 
 from ..errors import InputError
-from ..text import TextStats
-from .alignment import ALIGNMENT_FEATURES, AlignmentModel
-from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features, pair_items
-from .mismatch import MISMATCH_FEATURES, mismatch_features
+from ..linalg import fit_logistic
+from .alignment import AlignmentModel
+from .extractor import FeatureExtractor
+from .features import LANGUAGE_FEATURES, CorpusCounts, CorpusModel
 from .noise import NOISE_FAMILIES, NOISE_KINDS, synthesize
 
 DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")
-
-
-def feature_names(src_lang: str | None, tgt_lang: str | None, languages: bool = True) -> list[str]:
-    """Features in the order of the columns: the per-pair ones (from the pair alone), then PHSIC and
-    the ones from corpus statistics."""
-    language = [name for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if languages and code]
-    return [*PAIR_FEATURES, *MISMATCH_FEATURES, *language, "phsic", *CORPUS_FEATURES, *ALIGNMENT_FEATURES]
-
-
-class FeatureExtractor:
-    """Every feature of a block of pairs. Built once per worker: the language identifier, PHSIC
-    (a fitted :class:`~kcooc.phsic.model.PHSIC` with the pair encoders), the corpus model and the
-    alignment model."""
-
-    def __init__(self, names: list[str], src_lang: str | None, tgt_lang: str | None, encoders=None, phsic=None,
-                 corpus: CorpusModel | None = None, alignment: AlignmentModel | None = None):
-        self.names = names
-        self.languages = [code for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if name in names]
-        self.sides = [side for side, name in enumerate(LANGUAGE_FEATURES) if name in names]
-        self.encoders, self.phsic, self.corpus, self.alignment = encoders, phsic, corpus, alignment
-        self.identifier = None
-        if self.sides:
-            from ..langid import LanguageIdentifier
-
-            self.identifier = LanguageIdentifier()
-
-    def pair(self, src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
-        """The per-pair features (lengths, agreement, mismatch, language ID), float32 (one row per pair);
-        ``s``, ``t``: the sides' text statistics."""
-        items = pair_items(src, tgt, s, t)
-        columns = [pair_features(src, tgt, s, t, items), mismatch_features(*items, len(src))]
-        for side, code in zip(self.sides, self.languages):
-            columns.append(self.identifier.probability((src, tgt)[side], code).astype(np.float32)[:, None])
-        return np.hstack(columns)
-
-    def statistical(self, src: list[str], tgt: list[str], X, Y) -> np.ndarray:
-        """PHSIC of the encoded pairs, the fluency and the alignment features, (n, 8) float32."""
-        return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt),
-                                self.alignment.features(src, tgt)])
-
-    def __call__(self, src: list[str], tgt: list[str]) -> np.ndarray:
-        """Every feature, from the texts alone (used for the training examples)."""
-        X, Y = self.encoders[0].encode(src), self.encoders[1].encode(tgt)
-        pair = self.pair(src, tgt, TextStats(src), TextStats(tgt))
-        return np.hstack([pair, self.statistical(src, tgt, X, Y)])
-
-
-def fit_logistic(X: np.ndarray, y: np.ndarray, regularization: float, tol: float = 1e-6, max_iter: int = 100,
-                 start: tuple[np.ndarray, float] | None = None) -> tuple[np.ndarray, float]:
-    """L2-regularised logistic regression (w, b) by Newton's method with a backtracking line search
-    (Nocedal & Wright 2006, Alg. 3.1): the minimum over (w, b) of the mean over rows of
-    log(1 + exp(z)) - y z, z = X w + b, plus |w|^2 / (2 C n) (C = ``regularization``; the optimum of
-    scikit-learn's ``LogisticRegression(C)``, and its stopping rule: largest gradient entry and half
-    the Newton decrement at most ``tol``), from ``start`` or zero.
-
-    The gradient is float64; the Hessian X^T diag(p(1 - p)) X / n is one float32 BLAS ``syrk``
-    (a fourth of a float64 ``X^T (W X)``'s time): an approximate Hessian changes the steps, not the
-    optimum the exact gradient defines. One BLAS thread: the same bytes on machines with any number
-    of cores.
-    """
-    from scipy.linalg import blas, cho_factor, cho_solve
-    from scipy.special import expit
-
-    from ..engine import single_threaded_blas
-
-    n, width = X.shape
-    y = np.asarray(y, dtype=np.float64)
-    penalty = 1.0 / (regularization * n)
-    w, b = (np.zeros(width), 0.0) if start is None else (np.array(start[0], dtype=np.float64), float(start[1]))
-    X32 = X.astype(np.float32)
-    weighted = np.empty_like(X32)  # rows of X32 times sqrt(h), refilled at every step (no fresh pages)
-
-    def objective(z, w):
-        return float(np.mean(np.logaddexp(0.0, z) - y * z) + penalty / 2 * (w @ w))
-
-    with single_threaded_blas():
-        z = X @ w + b
-        loss, decrement = objective(z, w), np.inf
-        for _ in range(max_iter):
-            p = expit(z)
-            gradient = np.append(X.T @ (p - y) / n + penalty * w, np.mean(p - y))
-            if np.max(np.abs(gradient)) <= tol and decrement <= tol:
-                break
-            h = p * (1 - p) / n
-            H = np.empty((width + 1, width + 1))
-            np.multiply(X32, np.sqrt(h, dtype=np.float32)[:, None], out=weighted)
-            upper = blas.ssyrk(1.0, weighted.T, trans=0)
-            H[:width, :width] = np.triu(upper) + np.triu(upper, 1).T
-            H[np.arange(width), np.arange(width)] += penalty
-            H[:width, width] = H[width, :width] = X.T @ h
-            H[width, width] = h.sum()
-            step = -cho_solve(cho_factor(H), gradient)
-            slope = gradient @ step
-            decrement = -slope / 2
-            dz = X @ step[:width] + step[width]
-            t = 1.0
-            for _ in range(21):  # Armijo: at least 2^-11 of the decrease the slope promises
-                trial = objective(z + t * dz, w + t * step[:width])
-                if trial - loss <= 2.0**-11 * t * slope or abs(trial - loss) <= 16 * np.finfo(float).eps * abs(loss):
-                    break
-                t /= 2
-            else:
-                break  # no decrease left at float64 precision
-            w, b, z, loss = w + t * step[:width], b + t * step[width], z + t * dz, trial
-    return w, b
 
 
 GATED = ("tgt_lang",)  # language-ID posteriors that gate the score and are no input of the regression
@@ -378,6 +274,23 @@ class PairClassifier:
         model.medians_, model.mean_, model.scale_ = arrays["medians"], arrays["mean"], arrays["scale"]
         model.coef_, model.intercept_, model.reference_ = arrays["coef"], arrays["intercept"], arrays["reference"]
         return model
+
+
+@dataclasses.dataclass(frozen=True)
+class LearnedScorer:
+    """The fitted learned score besides PHSIC: the feature names, the corpus counts (fluency), the
+    alignment tables, and the classifier with its held-out report (None while the features of its
+    training examples are computed)."""
+
+    names: list[str]
+    counts: CorpusCounts
+    alignment: AlignmentModel
+    classifier: PairClassifier | None = None
+    validation: dict | None = None
+
+    def extractor(self, src_lang: str | None, tgt_lang: str | None, encoders, phsic) -> FeatureExtractor:
+        """Every feature of a pair, with the pair ``encoders`` and a fitted ``phsic``."""
+        return FeatureExtractor(self.names, src_lang, tgt_lang, encoders, phsic, CorpusModel(self.counts), self.alignment)
 
 
 def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],

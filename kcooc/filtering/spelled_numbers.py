@@ -22,6 +22,7 @@ from functools import cache
 
 import numpy as np
 
+from ..hashing import item_hashes
 from .mismatch import item_balance
 
 _WORDS = {
@@ -82,10 +83,8 @@ def spelled_values(sentence: str) -> Counter:
 @cache
 def _digit_hashes() -> dict[int, int]:
     """Each spelled value's hash as features.side_items hashes the digit string."""
-    from .features import number_hashes
-
     values = sorted({*(v for vs in _VALUES.values() for v in vs), *_HAN.values()})
-    return dict(zip(values, number_hashes([str(v) for v in values]).tolist()))
+    return dict(zip(values, item_hashes([str(v) for v in values]).tolist()))
 
 
 def complete_numbers(src: list[str], tgt: list[str], src_numbers: tuple[np.ndarray, np.ndarray],

@@ -8,11 +8,12 @@ import os
 import click
 import numpy as np
 
-from ..cliutils import (LOG, KcoocGroupOfCommands, Timer, check_outputs, config_options, guarded, jobs_option, load_config,
+from ..cliutils import (LOG, KcoocGroupOfCommands, check_outputs, config_options, guarded, jobs_option, load_config,
                         output_option, require, run_options, seed_option, write_summary)
 from ..engine import make_engine
 from ..errors import InputError
 from ..io import atomic_output, read_text, text_lines
+from ..timing import Timer
 from .config import KsConfig
 
 # The maths (scipy, scikit-learn) is imported where it is used, so that `--help` and option errors stay fast.

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from ..cliutils import (LOG, KcoocGroupOfCommands, Timer, check_outputs, config_options, guarded, input_option, jobs_option,
-                        load_config, output_option, progress, run_options, seed_option, use_threads, write_summary)
+from ..cliutils import (LOG, KcoocGroupOfCommands, check_outputs, config_options, guarded, input_option, jobs_option,
+                        load_config, output_option, progress, run_options, seed_option, write_summary)
 from ..config import from_dict, to_dict
 from ..io import atomic_output
+from ..threads import use_threads
+from ..timing import Timer
 from .config import NskConfig
 from .structures import Labels, read_structures
 

@@ -7,11 +7,12 @@ import hashlib
 import click
 import numpy as np
 
-from ..cliutils import (LOG, KcoocGroupOfCommands, Timer, check_outputs, config_options, guarded, input_options,
+from ..cliutils import (LOG, KcoocGroupOfCommands, check_outputs, config_options, guarded, input_options,
                         input_overrides, load_config, locked_outputs, output_option, progress, require,
                         run_options, seed_option, sigma_option, work_dir_option, write_summary)
 from ..config import to_dict
 from ..io import atomic_output, beside, check_directory, display_name, run_directory
+from ..timing import Timer
 from .config import PhsicConfig
 
 # The maths (scipy, numba) is imported where it is used, so that `--help` and option errors stay fast.

@@ -204,6 +204,12 @@ class PHSIC:
         self.moments = block if self.moments is None else self.moments.merge(block)
         return self
 
+    def fit_moments(self, moments: CrossMoments) -> "PHSIC":
+        """Fit on statistics summed elsewhere with these maps (over shards, or by the passes of
+        filter-parallel): ``moments`` becomes the model's, then ``finalize``."""
+        self.moments = moments
+        return self.finalize()
+
     def fit(self, X, Y) -> "PHSIC":
         """Fit on all pairs at once (maps from all rows, as in the paper)."""
         return self.fit_maps(X, Y).partial_fit(X, Y).finalize()
@@ -309,8 +315,7 @@ class PHSIC:
         model = cls(params["kernel"], seed=params["seed"], **params["map_params"])
         model.x_map = FeatureMap.from_state(params["x_kernel"], arrays, "x_")
         model.y_map = FeatureMap.from_state(params["y_kernel"], arrays, "y_")
-        model.moments = CrossMoments(params["n"], arrays["sum_x"], arrays["sum_y"], arrays["sum_xy"])
-        return model.finalize()
+        return model.fit_moments(CrossMoments(params["n"], arrays["sum_x"], arrays["sum_y"], arrays["sum_xy"]))
 
 
 def load_phsic(path: str) -> tuple[dict, PHSIC]:

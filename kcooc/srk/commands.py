@@ -8,12 +8,13 @@ import json
 import click
 import numpy as np
 
-from ..cliutils import (LOG, POSITIVE, KcoocGroupOfCommands, Timer, check_outputs, config_options, guarded, jobs_option,
-                        load_config, output_option, progress, require, run_options, seed_option, use_threads,
-                        write_summary)
+from ..cliutils import (LOG, POSITIVE, KcoocGroupOfCommands, check_outputs, config_options, guarded, jobs_option,
+                        load_config, output_option, progress, require, run_options, seed_option, write_summary)
 from ..config import to_dict
 from ..errors import InputError
 from ..io import TsvReader, atomic_output, check_directory, display_name
+from ..threads import use_threads
+from ..timing import Timer
 from .config import SrkConfig
 
 # The maths (numba, scipy, scikit-learn) is imported where it is used, so that `--help` and option

@@ -1,0 +1,57 @@
+"""Every feature of a pair, in the columns of the learned score (scorer.py): the per-pair ones
+(features.py, mismatch.py, language ID), PHSIC (Yokoi 2018, Eq. 18), the fluency and the
+word-alignment ones (alignment.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..text import TextStats
+from .alignment import ALIGNMENT_FEATURES, AlignmentModel
+from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features, pair_items
+from .mismatch import MISMATCH_FEATURES, mismatch_features
+
+
+def feature_names(src_lang: str | None, tgt_lang: str | None, languages: bool = True) -> list[str]:
+    """Features in the order of the columns: the per-pair ones (from the pair alone), then PHSIC and
+    the ones from corpus statistics."""
+    language = [name for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if languages and code]
+    return [*PAIR_FEATURES, *MISMATCH_FEATURES, *language, "phsic", *CORPUS_FEATURES, *ALIGNMENT_FEATURES]
+
+
+class FeatureExtractor:
+    """Every feature of a block of pairs. Built once per worker: the language identifier, PHSIC
+    (a fitted :class:`~kcooc.phsic.model.PHSIC` with the pair encoders), the corpus model and the
+    alignment model."""
+
+    def __init__(self, names: list[str], src_lang: str | None, tgt_lang: str | None, encoders=None, phsic=None,
+                 corpus: CorpusModel | None = None, alignment: AlignmentModel | None = None):
+        self.names = names
+        self.languages = [code for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if name in names]
+        self.sides = [side for side, name in enumerate(LANGUAGE_FEATURES) if name in names]
+        self.encoders, self.phsic, self.corpus, self.alignment = encoders, phsic, corpus, alignment
+        self.identifier = None
+        if self.sides:
+            from ..langid import LanguageIdentifier
+
+            self.identifier = LanguageIdentifier()
+
+    def pair(self, src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
+        """The per-pair features (lengths, agreement, mismatch, language ID), float32 (one row per pair);
+        ``s``, ``t``: the sides' text statistics."""
+        items = pair_items(src, tgt, s, t)
+        columns = [pair_features(src, tgt, s, t, items), mismatch_features(*items, len(src))]
+        for side, code in zip(self.sides, self.languages):
+            columns.append(self.identifier.probability((src, tgt)[side], code).astype(np.float32)[:, None])
+        return np.hstack(columns)
+
+    def statistical(self, src: list[str], tgt: list[str], X, Y) -> np.ndarray:
+        """PHSIC of the encoded pairs, the fluency and the alignment features, (n, 8) float32."""
+        return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt),
+                                self.alignment.features(src, tgt)])
+
+    def __call__(self, src: list[str], tgt: list[str]) -> np.ndarray:
+        """Every feature, from the texts alone (used for the training examples)."""
+        X, Y = self.encoders[0].encode(src), self.encoders[1].encode(tgt)
+        pair = self.pair(src, tgt, TextStats(src), TextStats(tgt))
+        return np.hstack([pair, self.statistical(src, tgt, X, Y)])

@@ -1,0 +1,207 @@
+"""``filter-parallel``'s pipeline: fit a filter on the corpus (or load one), score every line, select, write.
+
+:func:`fit` screens the corpus (hard rules) and learns PHSIC on the pairs that pass (Yokoi 2018,
+§6.3), and for the learned scorer the corpus counts, the alignment tables and the classifier
+(scorer.py), or loads a saved model; it returns a frozen :class:`FittedFilter`. :func:`run` scores
+the lines that pass (duplicates get their first copy's results), selects, writes the outputs
+atomically and saves the model, and returns the summary's counts. Which per-pair results the score
+pass keeps (every feature and the weakest, for ``Outputs.annotated``) is decided here, once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+
+import numpy as np
+
+from ..config import to_dict
+from ..encoders import build_pair_encoders
+from ..errors import InputError
+from ..io import atomic_output
+from ..kernels import KERNELS
+from ..phsic.config import PhsicConfig
+from ..phsic.model import PHSIC, load_phsic
+from ..phsic.stream import format_scores, write_scored
+from ..timing import Timer
+from .alignment import AlignmentModel
+from .config import FilterConfig
+from .extractor import feature_names
+from .job import FilterJob, Scores, Screening
+from .persistence import load_learned, save_learned
+from .rules import PASS, REASONS, mark_duplicates, reason_counts
+from .scorer import LearnedScorer, train
+from .select import select
+
+PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
+
+
+@dataclasses.dataclass(frozen=True)
+class FittedFilter:
+    """What scores a corpus: PHSIC, the specs of the pair encoders, the learned scorer (None: PHSIC
+    ranks), and the seconds each step of fitting took."""
+
+    phsic: PHSIC
+    encoders: list
+    learned: LearnedScorer | None
+    seconds: dict
+
+    def save(self, path: str, cfg: FilterConfig, data_sha256: str) -> None:
+        """The learned scorer as a ``filter`` artifact, or PHSIC as a model ``phsic score`` reads."""
+        encoders = [encoder.spec() for encoder in build_pair_encoders(*self.encoders)]
+        if self.learned is not None:
+            save_learned(path, to_dict(cfg), self.phsic, encoders, self.learned, data_sha256)
+        else:
+            self.phsic.save(path, config={k: v for k, v in to_dict(cfg).items() if k in PHSIC_SECTIONS},
+                            encoders=encoders, data_sha256=data_sha256)
+
+
+@dataclasses.dataclass(frozen=True)
+class Outputs:
+    """The files a run writes (None: not written): the kept lines, every line's score, every line
+    annotated (score, keep/drop, reason; learned scorer: the weakest feature and every feature's
+    value), the fitted model."""
+
+    kept: str
+    scores: str | None = None
+    annotated: str | None = None
+    model: str | None = None
+
+
+def fit(job: FilterJob, model_path: str | None = None) -> FittedFilter:
+    """Screen the corpus and learn PHSIC on the pairs that pass the rules, and with the learned
+    scorer also the corpus counts, the alignment tables and the classifier; with ``model_path``,
+    screen and load that model instead."""
+    if model_path:
+        return load(job, model_path)
+    cfg = job.cfg
+    encoders = [to_dict(cfg.encoder), cfg.y_encoder and to_dict(cfg.y_encoder)]
+    learn = cfg.scorer == "learned"
+    params = {k: v for k, v in to_dict(cfg.kernel).items() if k not in ("name", "sample")}
+    model = PHSIC(cfg.kernel.name, seed=cfg.seed, **params)
+    seconds, lap = {}, Timer()
+    if KERNELS[cfg.kernel.name].feature_space:
+        screening = job.screen(model.fit_maps(), encoders, learn)
+        seconds["screen"] = lap.seconds()
+        moments = screening.moments
+    else:
+        screening = job.screen(model, encoders, learn)
+        seconds["screen"] = lap.seconds()
+        if screening.sample is None:
+            raise InputError(nothing_passed(job))
+        lap = Timer()
+        model.fit_maps(*screening.sample.columns)
+        moments = job.statistics(model, encoders, job.work.array("reasons", np.uint8))
+        seconds["statistics"] = lap.seconds()
+    if moments is None:
+        raise InputError(nothing_passed(job))
+    model.fit_moments(moments)
+    learned = None
+    if learn:
+        lap = Timer()
+        learned = learn_scorer(job, model, encoders, screening)
+        seconds["train"] = lap.seconds()
+    return FittedFilter(model, encoders, learned, seconds)
+
+
+def learn_scorer(job: FilterJob, model: PHSIC, encoders: list, screening: Screening) -> LearnedScorer:
+    """The alignment tables and the classifier, fitted on the screen pass's sample of texts and its
+    synthetic noise (scorer.train); the examples' features are computed by the engine's workers."""
+    cfg = job.cfg
+    names = feature_names(cfg.src_lang, cfg.tgt_lang, cfg.learn.languages)
+    alignment = None
+
+    def fit_alignment(src: list[str], tgt: list[str]) -> None:  # local processes: both directions at once
+        nonlocal alignment
+        alignment = AlignmentModel.fit(src, tgt, cfg.learn.lexical_buckets, job.engine.local_cores)
+
+    def features(src: list[str], tgt: list[str]) -> np.ndarray:
+        return job.features(model, encoders, LearnedScorer(names, screening.counts, alignment), src, tgt)
+
+    src, tgt = (column.tolist() for column in screening.texts.columns)
+    classifier, validation = train(
+        features, names, src, tgt, cfg.learn.validation, cfg.learn.regularization, cfg.seed, cfg.learn.language_prior,
+        fit=fit_alignment, doubtful_share=cfg.learn.doubtful_share, detectors=cfg.learn.detectors,
+        source_language_prior=cfg.learn.source_language_prior, noise_kinds=cfg.learn.noise_kinds)
+    return LearnedScorer(names, screening.counts, alignment, classifier, validation)
+
+
+def load(job: FilterJob, model_path: str) -> FittedFilter:
+    """Screen the corpus and load the model to score it with: a ``filter`` artifact for the learned
+    scorer, a PHSIC model with its encoders for ``scorer: phsic``."""
+    cfg, lap = job.cfg, Timer()
+    learned = None
+    if cfg.scorer == "learned":
+        header, model, learned = load_learned(model_path, cfg.src_lang, cfg.tgt_lang,
+                                              feature_names(cfg.src_lang, cfg.tgt_lang, cfg.learn.languages))
+    else:
+        header, model = load_phsic(model_path)
+        if not isinstance(header["encoders"], list):
+            raise InputError(f"{model_path} was trained on precomputed vectors; filter-parallel needs a model with "
+                             "its encoders")
+    job.screen(None, header["encoders"])
+    return FittedFilter(model, header["encoders"], learned, {"screen": lap.seconds()})
+
+
+def nothing_passed(job: FilterJob) -> str:
+    counts = ", ".join(f"{reason} ({count:,})" for reason, count in reason_counts(job.work.array("reasons", np.uint8)).items())
+    return f"{job.input_path}: none of the {job.n:,} pairs passed the rules ({counts}): nothing to learn PHSIC from"
+
+
+def run(job: FilterJob, outputs: Outputs, model_path: str | None = None) -> dict:
+    """Fit (or load), score, select, write ``outputs``; returns the summary's counts and seconds."""
+    cfg = job.cfg
+    fitted = fit(job, model_path)
+    explain = outputs.annotated is not None and fitted.learned is not None
+    reasons = job.work.array("reasons", np.uint8)
+    lap = Timer()
+    # duplicates are not scored again: they get their original's results
+    copies = mark_duplicates(reasons, job.work.array("hashes", np.uint64)) if cfg.rules.dedup else None
+    scores = job.score(fitted.phsic, fitted.encoders, reasons, fitted.learned, copies, keep_features=explain)
+    seconds = {**fitted.seconds, "score": lap.seconds()}
+    words = job.work.array("words", np.int32) if cfg.select.word_budget is not None else None
+    selection = select(scores.scores, reasons, cfg.select, words)
+    lap = Timer()
+    write_outputs(job, reasons, scores, outputs, fitted.learned if explain else None)
+    seconds["write"] = lap.seconds()
+    if outputs.model:
+        fitted.save(outputs.model, cfg, job.input_sha256)
+    return {"input_sha256": job.input_sha256, "read": job.read_stats.as_dict(), "pairs": job.n,
+            "dropped": reason_counts(reasons), "duplicates": copies[0].size if copies else 0, **selection,
+            "scorer": cfg.scorer, **({"classifier": fitted.learned.validation} if fitted.learned else {}),
+            "hsic": fitted.phsic.hsic(), "seconds": seconds}
+
+
+def write_outputs(job: FilterJob, reasons: np.ndarray, scores: Scores, outputs: Outputs,
+                  explained: LearnedScorer | None = None) -> None:
+    """Stream the input once more; every output appears only when all of them are complete.
+    ``explained``: the learned scorer whose features (``scores.features``, ``scores.weakest``) the
+    annotated lines show."""
+    names = np.array(["-"] + REASONS[1:], dtype=object)
+    if explained is not None:
+        weakest_names = np.array(explained.classifier.expanded_names + ["-"], dtype=object)
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(atomic_output(outputs.kept, binary=True))
+        score_out = stack.enter_context(atomic_output(outputs.scores)) if outputs.scores else None
+        annotated = stack.enter_context(atomic_output(outputs.annotated)) if outputs.annotated else None
+        for block in job.raw_lines():
+            span = block.rows
+            codes = reasons[span]
+            keep = codes == PASS
+            out.write(block.joined(keep))
+            if score_out or annotated:
+                texts = format_scores(scores.scores[span])
+                if score_out:
+                    write_scored(score_out, None, [texts], True)
+                if annotated:
+                    columns = [texts, np.where(keep, "keep", "drop").tolist(), names[codes].tolist()]
+                    if explained is not None:
+                        weakest = np.where(~np.isnan(scores.scores[span]) & ~keep, scores.weakest[span].astype(np.int64), -1)
+                        columns += [weakest_names[weakest].tolist(), format_features(scores.features[span], explained.names)]
+                    write_scored(annotated, block.texts(), columns, False)
+
+
+def format_features(features: np.ndarray, names: list[str]) -> list[str]:
+    """``name=value`` of every feature, space-separated (``-`` for a line a rule dropped)."""
+    return ["-" if np.isnan(row[0]) else " ".join(f"{n}={v:.4g}" for n, v in zip(names, row.tolist()))
+            for row in features]

@@ -1,0 +1,1 @@
+"""Benchmarks: each prints its ratios against a baseline run in the same process (`make bench-*`)."""

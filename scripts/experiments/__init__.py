@@ -1,0 +1,1 @@
+"""Paper reproductions, one folder per method: the data builder(s), the evaluation and its notes."""

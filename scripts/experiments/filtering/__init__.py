@@ -1,0 +1,1 @@
+"""Reproduction: filter-parallel on labelled noisy parallel corpora (`make filter-eval`)."""

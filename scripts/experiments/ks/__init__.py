@@ -1,0 +1,1 @@
+"""Reproduction: kernelized sorting of names and documents (`make ks`)."""

@@ -1,0 +1,1 @@
+"""Evaluation: kcooc.langid against other language identifiers, accuracy and speed (`make bench-langid`)."""

@@ -1,0 +1,1 @@
+"""Reproduction: nonstationary kernels on Brown corpus paths (`make nsk`)."""

@@ -1,0 +1,1 @@
+"""Reproduction: PHSIC on dialogue pairs (`make dialogue`, `make demo`)."""

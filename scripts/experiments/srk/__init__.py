@@ -1,0 +1,1 @@
+"""Reproduction: string rewriting kernels on paraphrase and answer selection (`make srk`)."""
