@@ -192,3 +192,14 @@ def test_each_ood_kind_damages_the_pair_as_documented(ood_corpus):
     assert ood_noise.romanised("Größe") == "Grosse" and ood_noise.spacing("ファイル") == "フ ァ イ ル"
     assert ood_noise.misordered("ファイルを開けません", random.Random(0)) == "開けませんファイルを"
     assert ood_noise.misordered("Datei", random.Random(0)) is None
+
+
+def test_injected_ood_kinds_take_equal_shares(ood_corpus):
+    src, tgt, group = ood_corpus
+    extra = ood_noise.ood_candidates(src, tgt, group, seed=2)
+    new_src, new_tgt, kind = ev.inject_noise(src, tgt, group, {}, 0.3, seed=2, joiner="", extra=extra)
+    names = ev.KINDS + ood_noise.OOD_KINDS
+    counts = np.bincount(kind[kind >= 0], minlength=len(names))
+    assert (kind >= 0).sum() == round(0.3 * len(src)) and counts[len(ev.KINDS):].min() >= counts.max() - 1
+    for i in np.flatnonzero(kind >= len(ev.KINDS)):
+        assert (new_src[i], new_tgt[i]) == extra[names[kind[i]]][i]

@@ -27,8 +27,8 @@ import argparse
 import os
 import re
 
-from scripts.experiments.langid.data_langid import apt_lists
 from scripts.experiments.filtering.data_parallel import catalogue_pairs, clean, description_pairs
+from scripts.experiments.langid.data_langid import apt_lists
 
 CLI = ("coreutils", "tar", "grep", "sed", "findutils", "diffutils", "util-linux-locales", "libc-l10n", "dpkg", "apt",
        "debconf-i18n", "gettext", "wget", "e2fsprogs-l10n", "gnupg-l10n", "nano", "psmisc", "procps", "sudo", "gawk",

@@ -136,24 +136,23 @@ def length_matched(tgt: list[str], group: list[str]) -> np.ndarray:
     return np.where((partner >= 0) & (gap <= np.maximum(2, 0.1 * lengths)) & ~same, partner, -1)
 
 
+def on_one_side(src: str, tgt: str, damage, rng: random.Random) -> tuple[str, str]:
+    """(src, tgt) with ``damage(side, rng)`` applied to the source one time in three, else to the target."""
+    if rng.random() < 1 / 3:
+        return damage(src, rng), tgt
+    return src, damage(tgt, rng)
+
+
 def ood_candidates(src: list[str], tgt: list[str], group: list[str], seed: int) -> dict[str, list]:
     """Kind -> for each pair its damaged (source, target), or None where the kind cannot apply."""
     partner = length_matched(tgt, group)
     result = {kind: [None] * len(src) for kind in OOD_KINDS}
     for i, (s, t) in enumerate(zip(src, tgt)):
-        def rng(kind):
-            return random.Random(f"{seed}:{i}:{kind}")
-
-        def on_one_side(kind, damage):
-            draw = rng(kind)
-            if draw.random() < 1 / 3:
-                return damage(s, draw), t
-            return s, damage(t, draw)
-
-        made = {"misordered": misordered(t, rng("misordered")), "mojibake": mojibake(t), "spacing": spacing(t),
-                "length_matched": tgt[partner[i]] if partner[i] >= 0 else None, "romanised": romanised(t)}
+        made = {"misordered": misordered(t, random.Random(f"{seed}:{i}:misordered")), "mojibake": mojibake(t),
+                "spacing": spacing(t), "length_matched": tgt[partner[i]] if partner[i] >= 0 else None,
+                "romanised": romanised(t)}
         for kind, damaged in made.items():
             result[kind][i] = (s, damaged) if damaged is not None and damaged != t else None
-        result["markup"][i] = on_one_side("markup", markup)
-        result["repeated"][i] = on_one_side("repeated", repeated)
+        for kind, damage in (("markup", markup), ("repeated", repeated)):
+            result[kind][i] = on_one_side(s, t, damage, random.Random(f"{seed}:{i}:{kind}"))
     return result
