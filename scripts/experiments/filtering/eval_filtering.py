@@ -416,7 +416,7 @@ def kept_mask(src: list[str], tgt: list[str], kept_src: list[str], kept_tgt: lis
 
 # ------------------------------------------------------------------------------------------- driver
 
-def test_set(name: str, in_distribution: bool) -> tuple[str, list[str], list[str], str | None]:
+def corpus_spec(name: str, in_distribution: bool) -> tuple[str, list[str], list[str], str | None]:
     """(target language, corpus files, files of wrong-language material, OpusFilter script) of a test set."""
     if in_distribution:
         other, script = PAIRS[name][1:]
@@ -430,7 +430,7 @@ def title(name: str) -> str:
 
 
 def evaluate(name: str, in_distribution: bool, args) -> dict:
-    lang, files, other_files, script = test_set(name, in_distribution)
+    lang, files, other_files, script = corpus_spec(name, in_distribution)
     missing = [f for f in files if not os.path.exists(os.path.join(args.data, f))]
     if missing:
         raise SystemExit(f"{', '.join(missing)} not in {args.data}: build them with make data-parallel data-parallel-ood")
