@@ -27,7 +27,7 @@ import argparse
 import os
 import re
 
-from scripts.experiments.filtering.data_parallel import catalogue_pairs, clean, description_pairs
+from scripts.experiments.filtering.data_parallel import catalogue_pairs, description_pairs, unique_rows
 from scripts.experiments.langid.data_langid import apt_lists
 
 CLI = ("coreutils", "tar", "grep", "sed", "findutils", "diffutils", "util-linux-locales", "libc-l10n", "dpkg", "apt",
@@ -66,13 +66,8 @@ def program_pairs(cache: str, locale: str) -> list[tuple[str, str, str]]:
 
 
 def write_pairs(pairs: list[tuple[str, str, str]], path: str) -> None:
-    """Unique (en, translation) pairs, whitespace-normalised, first occurrence first."""
-    seen, rows = set(), []
-    for en, xx, source in pairs:
-        en, xx = clean(en), clean(xx)
-        if en and xx and (en, xx) not in seen:
-            seen.add((en, xx))
-            rows.append(f"{en}\t{xx}\t{source}\n")
+    """The distinct (en, translation) pairs (``data_parallel.unique_rows``) to ``path``, atomically."""
+    rows = unique_rows(pairs)
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         f.writelines(rows)
     os.replace(path + ".tmp", path)
