@@ -382,7 +382,7 @@ def bicleaner_scores(src: list[str], tgt: list[str], lang: str, workdir: str, ve
     """bicleaner-hardrules as its users run it, every rule tested (``-A``), without the rules that download
     models at run time (language ID, language model, porn removal): minus the number of rules a pair fails
     (0 = kept; its keep/drop decision is 0 against the rest)."""
-    workdir = os.path.abspath(workdir)
+    workdir, venv = os.path.abspath(workdir), os.path.abspath(venv)
     os.makedirs(workdir, exist_ok=True)
     pairs, tagged = os.path.join(workdir, "pairs.tsv"), os.path.join(workdir, "annotated.tsv")
     with open(pairs, "w", encoding="utf-8") as f:
