@@ -15,7 +15,8 @@ Each damages one side of a clean pair and keeps the other as it is:
   otherwise (``Größe`` -> ``GrÃ¶ÃŸe``; a byte it does not define becomes the C1 control of that
   number, as web browsers decode it); only targets with a non-ASCII character;
 * ``spacing``: the spaces of the target lost (``Dateikonntenichtgeöffnetwerden``: text extracted
-  from PDF or a layout), or a target of one word or written without spaces letter-spaced (``ファ イ ル``);
+  from PDF or a layout), or a target of one word or in kana or Han letter-spaced (``フ ァ イ ル``;
+  a Japanese text without its optional spaces around ``%s`` would be no damage);
 * ``markup``: HTML left in one side (the source one time in three): its non-ASCII characters and
   ``& < >`` escaped as character references (``Gr&#246;&#223;e``; sides without non-ASCII
   characters cannot be), or the side wrapped in a tag from ``TAGS`` with one space as ``&nbsp;``;
@@ -82,10 +83,10 @@ def mojibake(text: str) -> str | None:
 
 
 def spacing(text: str) -> str | None:
-    words = text.split()
-    if len(words) >= 2:
-        return "".join(words)
-    return " ".join(text.strip()) if len(text.strip()) >= 2 else None
+    letters = "".join(text.split())
+    if len(text.split()) >= 2 and not KANA_HAN.search(text):
+        return letters
+    return " ".join(letters) if len(letters) >= 2 else None
 
 
 def markup(text: str, rng: random.Random) -> str:
