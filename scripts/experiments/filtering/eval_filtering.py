@@ -772,10 +772,10 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
 
 
 def write_json(path: str, command: str, evaluations: dict, seconds: float) -> None:
-    """Every number of the page, rounded to 4 decimals, keys sorted: a file to diff between runs."""
+    """Every number of the page but the seconds, rounded to 4 decimals, keys sorted: a file to diff between runs."""
     def rounded(row: dict) -> dict:
         return {k: (None if v != v else round(v, 4)) if isinstance(v, float) else rounded(v) if isinstance(v, dict) else v
-                for k, v in row.items()}
+                for k, v in row.items() if k != "seconds"}
     sets = {}
     for e in evaluations.values():
         cells = lofo_cells(e)
