@@ -31,7 +31,7 @@ from .job import FilterJob, Scores, Screening
 from .persistence import load_learned, save_learned
 from .rules import PASS, REASONS, mark_duplicates, reason_counts
 from .scorer import LearnedScorer, train
-from .select import select
+from .select import score_quantiles, select
 
 PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
 
@@ -168,6 +168,7 @@ def run(job: FilterJob, outputs: Outputs, model_path: str | None = None) -> dict
         fitted.save(outputs.model, cfg, job.input_sha256)
     return {"input_sha256": job.input_sha256, "read": job.read_stats.as_dict(), "pairs": job.n,
             "dropped": reason_counts(reasons), "duplicates": copies[0].size if copies else 0, **selection,
+            "score_quantiles": score_quantiles(scores.scores, reasons, selection),
             "scorer": cfg.scorer, **({"classifier": fitted.learned.validation} if fitted.learned else {}),
             "hsic": fitted.phsic.hsic(), "seconds": seconds}
 
