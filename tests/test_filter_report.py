@@ -43,3 +43,33 @@ def test_summary_quantiles_describe_the_scored_pairs_the_same_on_any_jobs(tmp_pa
     assert [quantiles[n] for n in names] == sorted(quantiles[n] for n in names)
     assert quantiles["kept_share"] == pytest.approx(first["kept"] / first["eligible"])
     assert quantiles["cut"] == first["lowest_kept_score"]
+
+
+# -- zstd ------------------------------------------------------------------------------------------------
+def zstd(data: bytes) -> bytes:
+    return pytest.importorskip("zstandard").ZstdCompressor(level=3).compress(data)
+
+
+def test_zst_input_by_suffix_and_on_stdin_and_zst_output_are_the_plain_bytes(tmp_path):
+    data = read(EN_JA)
+    (tmp_path / "in.tsv.zst").write_bytes(zstd(data))
+    run("filter-parallel", "-c", HASHING, "-i", EN_JA, "-o", tmp_path / "plain.tsv", *SMALL)
+    run("filter-parallel", "-c", HASHING, "-i", tmp_path / "in.tsv.zst", "-o", tmp_path / "kept.tsv.zst", *SMALL)
+    piped = run("filter-parallel", "-c", HASHING, *SMALL, stdin=zstd(data)).stdout
+    plain = read(tmp_path / "plain.tsv")
+    assert pytest.importorskip("zstandard").ZstdDecompressor().decompressobj().decompress(
+        read(tmp_path / "kept.tsv.zst")) == plain
+    assert piped == plain
+
+
+def test_truncated_zst_is_exit_2_naming_the_file_and_leaves_nothing(tmp_path):
+    compressed = zstd(read(EN_JA))
+    (tmp_path / "cut.tsv.zst").write_bytes(compressed[: len(compressed) * 2 // 3])
+    result = run("filter-parallel", "-c", HASHING, "-i", tmp_path / "cut.tsv.zst", "-o", tmp_path / "out" / "k.tsv",
+                 *SMALL, check=False)
+    assert result.returncode == 2 and "does not exist" in result.stderr  # the missing directory: before any work
+    (tmp_path / "out").mkdir()
+    result = run("filter-parallel", "-c", HASHING, "-i", tmp_path / "cut.tsv.zst", "-o", tmp_path / "out" / "k.tsv",
+                 *SMALL, check=False)
+    assert result.returncode == 2 and "cut.tsv.zst:" in result.stderr and "truncated or corrupt" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and os.listdir(tmp_path / "out") == []

@@ -32,7 +32,7 @@ def output_option(help: str, **kwargs) -> Callable:
 def input_options(command: Callable) -> Callable:
     """--input, column choice and malformed-line policy; None means "from the config"."""
     decorators = [
-        input_option("TSV of pairs (path, .gz/.bz2/.xz, or - for stdin).", default="-", show_default=True),
+        input_option("TSV of pairs (path, .gz/.bz2/.xz/.zst, or - for stdin).", default="-", show_default=True),
         click.option("--src-col", default=None, help="x column: 1-based index or header name [config: input.src_col]."),
         click.option("--tgt-col", default=None, help="y column: 1-based index or header name [config: input.tgt_col]."),
         click.option("--header/--no-header", default=None, help="First line names the columns [config: input.header]."),

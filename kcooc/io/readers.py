@@ -1,13 +1,15 @@
-"""Reading inputs: a path or ``-`` (stdin), ``.gz``/``.bz2``/``.xz`` decompressed by suffix, as text lines,
-decoded blocks or undecoded blocks of whole lines; a bad byte, a truncated or corrupt archive is an
-:class:`InputError` naming ``file:line``. :class:`RawLines` cuts rows out of blocks of whole lines
-(:func:`line_blocks`), each as the TSV reader (tsv.py) read it.
+"""Reading inputs: a path or ``-`` (stdin), ``.gz``/``.bz2``/``.xz``/``.zst`` decompressed by suffix, or by
+their magic bytes (stdin, and a path without one of those suffixes), as text lines, decoded blocks or
+undecoded blocks of whole lines; a bad byte, a truncated or corrupt archive is an :class:`InputError`
+naming ``file:line``. zstd needs the ``zstd`` extra (the ``zstandard`` package). :class:`RawLines` cuts
+rows out of blocks of whole lines (:func:`line_blocks`), each as the TSV reader (tsv.py) read it.
 """
 
 from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
 import os
 import shutil
@@ -19,26 +21,153 @@ from typing import BinaryIO, Callable, Iterator
 import numpy as np
 
 from ..errors import InputError
+from ..extras import import_optional
 
 _DECOMPRESSION_ERRORS = (EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile, OSError)
-_COMPRESSORS = {".gz": gzip, ".bz2": bz2, ".xz": lzma}
+COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
+_MAGIC_BYTES = 10  # the longest signature below (bzip2's)
 
 
 def display_name(path: str) -> str:
     return "<stdin>" if path == "-" else path
 
 
+def compression_of(head: bytes) -> str | None:
+    """The suffix of the compressed format whose signature ``head`` (a file's first bytes) starts
+    with, or None. None of them is valid UTF-8 text except bzip2's, whose 10 bytes no text starts with."""
+    if head.startswith(b"\x1f\x8b"):
+        return ".gz"
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return ".xz"
+    if head.startswith(b"\x28\xb5\x2f\xfd"):
+        return ".zst"
+    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] in (b"1AY&SY", b"\x17rE8P\x90"):
+        return ".bz2"
+    return None
+
+
 def open_input(path: str) -> BinaryIO:
-    """Open ``path`` (or stdin for ``-``) for binary reading, decompressing by suffix."""
+    """Open ``path`` (or stdin for ``-``) for binary reading, decompressing by suffix, else by magic bytes.
+
+    The stream returned for stdin never closes stdin itself."""
     if path == "-":
-        return sys.stdin.buffer
+        stdin = sys.stdin.buffer
+        head = _read(stdin, path, 1, _MAGIC_BYTES, exact=True)
+        return _decompressing(compression_of(head), io.BufferedReader(_Prefixed(head, stdin), 1 << 16), path)
     try:
-        for suffix, module in _COMPRESSORS.items():
-            if path.endswith(suffix):
-                return module.open(path, "rb")
-        return open(path, "rb")
+        suffix = next((suffix for suffix in COMPRESSED_SUFFIXES if path.endswith(suffix)), None)
+        stream = open(path, "rb")
     except OSError as exc:
         raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from None
+    if suffix is None:
+        suffix = compression_of(_read(stream, path, 1, _MAGIC_BYTES, exact=True))
+        stream.seek(0)
+    return _decompressing(suffix, stream, path)
+
+
+def _decompressing(suffix: str | None, stream: BinaryIO, path: str) -> BinaryIO:
+    """``stream`` decompressed as ``suffix`` says (closing the result closes ``stream``)."""
+    if suffix is None:
+        return stream if isinstance(stream, io.BufferedIOBase) else io.BufferedReader(stream, 1 << 16)
+    if suffix == ".zst":
+        try:
+            zstandard = import_optional("zstandard", f"to read {display_name(path)} (zstd)")
+        except InputError:
+            stream.close()
+            raise
+        return io.BufferedReader(_ZstdReader(stream, zstandard), 1 << 16)
+    opened = {".gz": lambda: gzip.GzipFile(fileobj=stream, mode="rb"), ".bz2": lambda: bz2.BZ2File(stream, "rb"),
+              ".xz": lambda: lzma.LZMAFile(stream, "rb")}[suffix]()
+    return _Closing(opened, stream)
+
+
+class _Closing(io.BufferedIOBase):
+    """A decompressing reader that also closes the file under it (gzip, bz2 and lzma leave a file
+    object they were given open)."""
+
+    def __init__(self, reader: BinaryIO, under: BinaryIO):
+        self.reader, self.under = reader, under
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        return self.reader.read(size)
+
+    def read1(self, size: int = -1) -> bytes:
+        return self.reader.read1(size)
+
+    def readline(self, size: int | None = -1) -> bytes:
+        return self.reader.readline(size)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.reader.close()
+            self.under.close()
+        super().close()
+
+
+class _Prefixed(io.RawIOBase):
+    """``head`` (bytes already read to sniff the format), then the rest of ``stream``; closing it
+    leaves ``stream`` (stdin) open."""
+
+    def __init__(self, head: bytes, stream: BinaryIO):
+        self.head, self.stream = head, stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.head:
+            n = min(len(buffer), len(self.head))
+            buffer[:n], self.head = self.head[:n], self.head[n:]
+            return n
+        data = self.stream.read1(len(buffer)) if hasattr(self.stream, "read1") else self.stream.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+class _ZstdReader(io.RawIOBase):
+    """A zstd stream (one frame or several, concatenated as ``zstd`` and ``cat`` make them),
+    decompressed; a stream that ends inside a frame is an EOFError, a corrupt one an OSError."""
+
+    def __init__(self, stream: BinaryIO, zstandard):
+        self.stream, self.zstandard = stream, zstandard
+        self.decompressor, self.in_frame, self.pending = None, False, b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self.pending:
+            data = self.stream.read(1 << 16)
+            if not data:
+                if self.in_frame:
+                    raise EOFError("zstd stream ended inside a frame (truncated file)")
+                return 0
+            self.pending = self._decompress(data)
+        n = min(len(buffer), len(self.pending))
+        buffer[:n], self.pending = self.pending[:n], self.pending[n:]
+        return n
+
+    def _decompress(self, data: bytes) -> bytes:
+        out = []
+        while data:
+            if self.decompressor is None:
+                self.decompressor, self.in_frame = self.zstandard.ZstdDecompressor().decompressobj(), True
+            try:
+                out.append(self.decompressor.decompress(data))
+            except self.zstandard.ZstdError as exc:
+                raise OSError(f"corrupt zstd data: {exc}") from None
+            data = b""
+            if self.decompressor.eof:  # the frame ended: what follows starts the next one
+                data, self.decompressor, self.in_frame = self.decompressor.unused_data, None, False
+        return b"".join(out)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.stream.close()
+        super().close()
 
 
 def decode_utf8(data: bytes, path: str, first_line: int = 1) -> str:
@@ -51,16 +180,23 @@ def decode_utf8(data: bytes, path: str, first_line: int = 1) -> str:
         raise InputError(f"{display_name(path)}:{line}: invalid UTF-8 at byte {column} of the line") from None
 
 
-def _read(stream: BinaryIO, path: str, line: int, size: int = -1, *, whole_lines: bool = False) -> bytes:
-    """One read of a (possibly compressed) stream; a corrupt or truncated archive names ``path:line``."""
+def _read(stream: BinaryIO, path: str, line: int, size: int = -1, *, whole_lines: bool = False,
+          exact: bool = False) -> bytes:
+    """One read of a (possibly compressed) stream; a corrupt or truncated archive names ``path:line``.
+    ``exact``: read until ``size`` bytes or the end (a pipe may return fewer at a time)."""
     try:
-        return stream.readline() if whole_lines else stream.read(size)
+        if whole_lines:
+            return stream.readline()
+        data = stream.read(size)
+        while exact and data and len(data) < size and (more := stream.read(size - len(data))):
+            data += more
+        return data
     except _DECOMPRESSION_ERRORS as exc:
         raise InputError(f"{display_name(path)}:{line}: truncated or corrupt input ({exc})") from None
 
 
 def text_lines(path: str) -> Iterator[tuple[int, str]]:
-    """(line number, text without the newline) of a text file, ``-`` or .gz/.bz2/.xz; errors name file:line."""
+    """(line number, text without the newline) of a text file, ``-`` or .gz/.bz2/.xz/.zst; errors name file:line."""
     stream = open_input(path)
     try:
         lineno = 0
@@ -68,18 +204,16 @@ def text_lines(path: str) -> Iterator[tuple[int, str]]:
             lineno += 1
             yield lineno, decode_utf8(raw, path, lineno).removesuffix("\n").removesuffix("\r")
     finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
+        stream.close()
 
 
 def read_text(path: str) -> str:
-    """A whole text file (``-``, .gz/.bz2/.xz), decoded; errors name file:line."""
+    """A whole text file (``-``, .gz/.bz2/.xz/.zst), decoded; errors name file:line."""
     stream = open_input(path)
     try:
         return decode_utf8(_read(stream, path, 1), path)
     finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
+        stream.close()
 
 
 def text_blocks(path: str, chunk_bytes: int, observe: Callable[[bytes], None] | None = None) -> Iterator[str]:
@@ -160,8 +294,7 @@ def _file_blocks(path: str, chunk_bytes: int, observe: Callable[[bytes], None] |
     try:
         yield from byte_blocks(stream, path, chunk_bytes, observe, cut)
     finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
+        stream.close()
 
 
 def byte_blocks(stream: BinaryIO, path: str, chunk_bytes: int, observe: Callable[[bytes], None] | None,
