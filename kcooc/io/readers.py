@@ -28,8 +28,35 @@ COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
 _MAGIC_BYTES = 10  # the longest signature below (bzip2's)
 
 
-def display_name(path: str) -> str:
-    return "<stdin>" if path == "-" else path
+@dataclass(frozen=True)
+class AlignedFiles:
+    """Two aligned files, one sentence a line (Moses/OPUS form: ``corpus.en``, ``corpus.de``), each a
+    path, compressed or not, read as one TSV of ``src<TAB>tgt`` lines (:func:`open_input`), so that
+    every reader and every pass sees the pairs a TSV of them would give. A tab inside a sentence,
+    or files of different line counts, are an :class:`InputError` naming the file (and the line)."""
+
+    src: str
+    tgt: str
+
+    def __str__(self) -> str:
+        return f"{self.src} + {self.tgt}"
+
+    def where(self, line: int, byte: int, raw: bytes) -> tuple[str, int]:
+        """(file, byte in its line) of byte ``byte`` of the merged line ``raw``."""
+        tab = raw.find(b"\t")
+        return (self.src, byte) if tab < 0 or byte < tab else (self.tgt, byte - tab - 1)
+
+
+def display_name(path: str | AlignedFiles) -> str:
+    return "<stdin>" if path == "-" else str(path)
+
+
+def bad_utf8_location(path: str | AlignedFiles, line: int, byte: int, raw: bytes) -> str:
+    """``file:line: invalid UTF-8 at byte N`` for a bad byte of an input line (of either aligned file)."""
+    if isinstance(path, AlignedFiles):
+        name, byte = path.where(line, byte, raw)
+        return f"{name}:{line}: invalid UTF-8 at byte {byte}"
+    return f"{display_name(path)}:{line}: invalid UTF-8 at byte {byte}"
 
 
 def compression_of(head: bytes) -> str | None:
@@ -46,10 +73,13 @@ def compression_of(head: bytes) -> str | None:
     return None
 
 
-def open_input(path: str) -> BinaryIO:
-    """Open ``path`` (or stdin for ``-``) for binary reading, decompressing by suffix, else by magic bytes.
+def open_input(path: str | AlignedFiles) -> BinaryIO:
+    """Open ``path`` (or stdin for ``-``) for binary reading, decompressing by suffix, else by magic bytes;
+    :class:`AlignedFiles` as one TSV of their lines.
 
     The stream returned for stdin never closes stdin itself."""
+    if isinstance(path, AlignedFiles):
+        return io.BufferedReader(_AlignedStream(path), 1 << 16)
     if path == "-":
         stdin = sys.stdin.buffer
         head = _read(stdin, path, 1, _MAGIC_BYTES, exact=True)
@@ -125,6 +155,66 @@ class _Prefixed(io.RawIOBase):
         data = self.stream.read1(len(buffer)) if hasattr(self.stream, "read1") else self.stream.read(len(buffer))
         buffer[: len(data)] = data
         return len(data)
+
+
+class _AlignedStream(io.RawIOBase):
+    """The lines of two aligned files as ``src<TAB>tgt`` lines (each side without its line ending),
+    merged a block of lines at a time."""
+
+    block_bytes = 1 << 20
+
+    def __init__(self, files: AlignedFiles):
+        self.files = files
+        self.streams = [open_input(files.src), open_input(files.tgt)]
+        self.tails, self.ended, self.lines, self.pending = [b"", b""], [False, False], 0, b""
+
+    def readable(self) -> bool:
+        return True
+
+    def _lines_of(self, side: int) -> list[bytes]:
+        """The whole lines read so far of one side (reading more while it has none)."""
+        path = (self.files.src, self.files.tgt)[side]
+        while not self.ended[side] and b"\n" not in self.tails[side]:
+            data = _read(self.streams[side], path, self.lines + 1, self.block_bytes)
+            if not data:
+                self.ended[side] = True
+                if self.tails[side]:  # the last line, without its newline
+                    self.tails[side] += b"\n"
+            self.tails[side] += data
+        cut = self.tails[side].rfind(b"\n") + 1
+        lines, self.tails[side] = self.tails[side][:cut].split(b"\n")[:-1], self.tails[side][cut:]
+        return lines
+
+    def readinto(self, buffer) -> int:
+        while not self.pending:
+            src, tgt = self._lines_of(0), self._lines_of(1)
+            if not src and not tgt:
+                return 0
+            n = min(len(src), len(tgt))
+            if len(src) != len(tgt) and all(self.ended) or (not src and self.ended[0]) or (not tgt and self.ended[1]):
+                shorter = self.files.src if len(src) < len(tgt) else self.files.tgt
+                longer = self.files.tgt if shorter == self.files.src else self.files.src
+                raise InputError(f"{shorter} has {self.lines + n:,} lines and {longer} more: the two files of a "
+                                 "corpus must have one line per pair each")
+            for side, rest in ((0, src[n:]), (1, tgt[n:])):  # give back what the other side has not reached
+                self.tails[side] = b"".join(line + b"\n" for line in rest) + self.tails[side]
+            src, tgt = [line.removesuffix(b"\r") for line in src[:n]], [line.removesuffix(b"\r") for line in tgt[:n]]
+            for name, lines in ((self.files.src, src), (self.files.tgt, tgt)):
+                if any(b"\t" in line for line in lines):
+                    line = self.lines + 1 + next(i for i, text in enumerate(lines) if b"\t" in text)
+                    raise InputError(f"{name}:{line}: a tab inside a sentence; each file of two aligned files holds "
+                                     "one sentence a line (a tab there is refused, not guessed at)")
+            self.lines += n
+            self.pending = b"".join(a + b"\t" + b + b"\n" for a, b in zip(src, tgt))
+        n = min(len(buffer), len(self.pending))
+        buffer[:n], self.pending = self.pending[:n], self.pending[n:]
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            for stream in self.streams:
+                stream.close()
+        super().close()
 
 
 class _ZstdReader(io.RawIOBase):
@@ -280,6 +370,11 @@ class RawLines:
         data = self.data.tobytes()
         return [data[a:b].decode("utf-8") for a, b in zip(*(x.tolist() for x in self._spans(self.lines)))]
 
+    def texts_of(self, rows: np.ndarray) -> list[str]:
+        """The lines of some of the block's rows (indices from its first row), as the reader decoded them."""
+        data = self.data.tobytes()
+        return [data[a:b].decode("utf-8") for a, b in zip(*(x.tolist() for x in self._spans(self.lines[rows])))]
+
 
 def after_last_newline(block: bytes) -> int:
     """Where a block of whole lines ends: after its last newline (0: it holds none)."""
@@ -315,7 +410,7 @@ def byte_blocks(stream: BinaryIO, path: str, chunk_bytes: int, observe: Callable
         yield line, tail
 
 
-def rereadable_input(path: str, directory: str) -> str:
+def rereadable_input(path: str | AlignedFiles, directory: str) -> str | AlignedFiles:
     """A path that can be read more than once: stdin (``-``) is first copied into ``directory``."""
     if path != "-":
         return path
