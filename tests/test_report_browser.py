@@ -19,7 +19,6 @@ SECTIONS = ("run", "drops", "scores", "features", "classifier", "gate")
 
 def chromium(*args, tmp_path):
     """Run headless Chromium on a throwaway profile: (stdout, the verbose log)."""
-    log = tmp_path / "chrome.log"
     result = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                              f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=1",
                              # the browser's own traffic off (updates, spelling, time), any other name unresolvable:
