@@ -210,3 +210,13 @@ def test_report_path_is_checked_before_any_work(tmp_path, where, message):
                  check=False)
     assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert read(copy) == read(EN_JA) and sorted(os.listdir(tmp_path)) == ["dir", "in.tsv"]
+
+
+def test_report_with_annotated_and_scores_over_several_write_blocks(tmp_path):
+    big = tmp_path / "big.tsv"  # > 8 MB: the write pass reads it in two blocks
+    big.write_bytes(read(EN_JA) * 32)
+    run("filter-parallel", "-c", HASHING, "-i", big, "-o", tmp_path / "k.tsv", "--annotated", tmp_path / "a.tsv",
+        "--scores", tmp_path / "s.txt", "--report", tmp_path / "r.html", "--task-lines", "20000", "-q")
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert 'id="drops"' in page and "duplicate" in page
+    assert len(read(tmp_path / "s.txt").splitlines()) == 32 * len(read(EN_JA).splitlines())

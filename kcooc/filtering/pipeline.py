@@ -283,7 +283,7 @@ def write_outputs(job: FilterJob, reasons: np.ndarray, scores: Scores, outputs: 
         out = stack.enter_context(atomic_output(outputs.kept, binary=True)) if outputs.kept else None
         sides = [stack.enter_context(atomic_output(path, binary=True)) for path in (outputs.src, outputs.tgt) if path]
         page_out = stack.enter_context(atomic_output(outputs.report)) if report else None
-        wanted, texts = (report[0], {}) if report else (np.zeros(0, np.int64), None)
+        wanted, page_lines = (report[0], {}) if report else (np.zeros(0, np.int64), None)
         score_out = stack.enter_context(atomic_output(outputs.scores)) if outputs.scores else None
         annotated = stack.enter_context(atomic_output(outputs.annotated)) if outputs.annotated else None
         for block in job.raw_lines():
@@ -291,9 +291,9 @@ def write_outputs(job: FilterJob, reasons: np.ndarray, scores: Scores, outputs: 
             codes = reasons[span]
             keep = codes == PASS
             kept = block.joined(keep)
-            if texts is not None:
+            if page_lines is not None:
                 hit = wanted[np.searchsorted(wanted, span.start):np.searchsorted(wanted, span.stop)]
-                texts.update(zip(hit.tolist(), block.texts_of(hit - span.start)))
+                page_lines.update(zip(hit.tolist(), block.texts_of(hit - span.start)))
             if out is not None:
                 out.write(kept)
             if sides:
@@ -310,7 +310,7 @@ def write_outputs(job: FilterJob, reasons: np.ndarray, scores: Scores, outputs: 
                         columns += [weakest_names[weakest].tolist(), format_features(scores.features[span], explained.names)]
                     write_scored(annotated, block.texts(), columns, False)
         if page_out is not None:
-            page_out.write(report[1](texts))
+            page_out.write(report[1](page_lines))
 
 
 def split_sides(lines: bytes) -> tuple[bytes, bytes]:
