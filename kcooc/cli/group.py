@@ -94,4 +94,9 @@ def cli():
 
 
 def main() -> None:
+    from . import runtime
+
+    # A run stopped by a signal exits at once after its cleanup: a thread blocked reading stdin would
+    # otherwise hold the stream's lock at interpreter shutdown (a fatal error, exit code 134).
+    runtime.EXIT_AT_ONCE["enabled"] = True
     cli()

@@ -50,11 +50,18 @@ class Engine(abc.ABC):
     def __enter__(self) -> "Engine":
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, exc_type, *exc) -> None:
+        if exc_type is None:
+            self.close()
+        else:  # a failed or stopped run (SIGTERM, SIGINT): do not wait for tasks whose results nobody reads
+            self.abort()
 
-    def close(self) -> None:
-        pass
+    def close(self) -> None:  # noqa: B027 - a back end without resources keeps this one
+        """Release the back end's resources, after its tasks have ended."""
+
+    def abort(self) -> None:
+        """Stop at once: running tasks are killed, not awaited."""
+        self.close()
 
     @abc.abstractmethod
     def map(self, task: Callable, context: Any, items: Iterable) -> Iterator:

@@ -14,7 +14,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..errors import InputError
-from .readers import after_last_newline, byte_blocks, display_name, open_input
+from .readers import after_last_newline, byte_blocks, display_name, open_input, read_line
 
 
 def resolve_columns(specs: Sequence[int | str], header: Sequence[str] | None, path: str) -> list[int]:
@@ -55,7 +55,8 @@ def describe_rejection(stats: ReadStats, header: bool = False) -> str:
     data_lines = stats.lines - (1 if header else 0)
     if data_lines <= 0:
         return "empty input (no data lines" + (" after the header)" if header else ")")
-    reasons = ", ".join(f"{REASON_NAMES.get(reason, reason)} ({count:,})" for reason, count in stats.skipped.most_common())
+    reasons = ", ".join(f"{REASON_NAMES.get(reason, reason)} ({count:,})"
+                        for reason, count in stats.skipped.most_common())
     return f"all {data_lines:,} lines skipped: {reasons}"
 
 
@@ -103,8 +104,8 @@ class TsvReader:
     # -- reading -----------------------------------------------------------------------------
     def _chunks(self) -> Iterator[bytes]:
         """The rest of the input in chunks of whole lines (about ``chunk_bytes``)."""
-        for _, data in byte_blocks(self._stream, self.path, self.chunk_bytes, None, after_last_newline,
-                                    self._lineno + 1):
+        for _, data in byte_blocks(self._stream, self.path, self.chunk_bytes, self.sha256.update, after_last_newline,
+                                    self._lineno + 1, max_tail=self.max_line_bytes, skip_long=self.on_error == "skip"):
             yield data
 
     def _malformed(self, lineno: int, reason: str, message: str) -> None:
@@ -156,7 +157,6 @@ class TsvReader:
 
     def _parse(self, data: bytes) -> tuple[list[str], list[list[str]], np.ndarray]:
         """The well-formed lines of a chunk and their selected columns; malformed lines fail or are skipped."""
-        self.sha256.update(data)
         first = self._lineno + 1
         count = data.count(b"\n") + (not data.endswith(b"\n"))
         self._lineno += count
@@ -176,7 +176,8 @@ class TsvReader:
                 self._set_field_count(len(row), lineno)
             if len(row) != self._n_fields:
                 what = "empty line" if not text else f"{len(row)} tab-separated fields"
-                self._malformed(lineno, "wrong_field_count", f"expected {self._n_fields} tab-separated fields, found {what}")
+                self._malformed(lineno, "wrong_field_count",
+                                f"expected {self._n_fields} tab-separated fields, found {what}")
                 continue
             lines.append(text)
             rows.append(row)
@@ -185,7 +186,7 @@ class TsvReader:
 
     def _read_header_and_resolve(self) -> list[int]:
         if self.header:
-            raw = self._stream.readline()
+            raw = read_line(self._stream, self.path, 1, self.max_line_bytes)
             if raw:
                 self.sha256.update(raw)
                 self._lineno = self.stats.lines = 1
