@@ -134,8 +134,12 @@ def blocked_run(name: str, env: Env) -> tuple[subprocess.Popen, set[int]]:
         return (os.path.exists(lock) and any(n.startswith(f".{output}.kcooc-") for n in names)
                 and (prefix is None or any(n.startswith(prefix) for n in names)))
 
-    wait_for(lambda: waiting() or process.poll() is not None, "the run's lock, temporaries and scratch directory")
-    assert process.poll() is None, process.stderr.read().decode()
+    try:
+        wait_for(lambda: waiting() or process.poll() is not None, "the run's lock, temporaries and scratch directory")
+        assert process.poll() is None, process.stderr.read().decode()
+    except BaseException:
+        process.kill()  # a failed test leaves no process behind
+        raise
     return process, descendants(process.pid)
 
 
@@ -206,9 +210,13 @@ def test_sigterm_stops_the_workers(name, args, scratch, inputs, tmp_path):
     process = start(env.cmd.argv(env))
     contexts = lambda: [n for d in os.listdir(env.out) if d.startswith(scratch)  # noqa: E731
                         for n in os.listdir(env.out / d) if n.startswith("kcooc-context-")]
-    wait_for(lambda: (len(_children(process.pid)) >= 2 and contexts()) or process.poll() is not None,
-             "two workers running a pass")
-    assert process.poll() is None, process.stderr.read().decode()
+    try:
+        wait_for(lambda: (len(_children(process.pid)) >= 2 and contexts()) or process.poll() is not None,
+                 "two workers running a pass")
+        assert process.poll() is None, process.stderr.read().decode()
+    except BaseException:
+        process.kill()
+        raise
     workers = descendants(process.pid)
     process.send_signal(signal.SIGTERM)
     try:
