@@ -227,8 +227,8 @@ def read_yaml(path: str) -> Any:
 def load(cls: type, path: str | None = None, overrides: dict[str, Any] | None = None) -> Any:
     """Read YAML ``path`` (optional) into ``cls`` and apply dotted-key ``overrides``.
 
-    A bad value that an override set raises an :class:`InputError` whose ``key`` is the dotted key (the
-    command line leads it with the option that set it); a bad value in the file names the file.
+    A bad value that an override set raises a :class:`ConfigValueError` naming its dotted ``key`` (the
+    command line reports its ``problem`` under the option that set it); a bad value in the file names the file.
     """
     data: dict = {}
     if path:
@@ -251,7 +251,7 @@ def load(cls: type, path: str | None = None, overrides: dict[str, Any] | None = 
     except ConfigValueError as exc:
         key = exc.key.split("[")[0]
         if overrides and overrides.get(key) is not None:
-            raise InputError(exc.problem, key=key) from None
+            raise ConfigValueError(key, exc.problem) from None
         raise InputError(f"{path}: {exc}" if path else str(exc)) from None
     except InputError as exc:
         raise InputError(f"{path}: {exc}" if path else str(exc)) from None
@@ -295,7 +295,8 @@ class InputConfig:
     src_col: Union[int, str] = option(1, "x (source/context) column: 1-based index, or a header name with header: true")
     tgt_col: Union[int, str] = option(2, "y (target/response) column: 1-based index, or a header name")
     header: bool = option(False, "the first line is a header naming the columns")
-    on_error: Literal["fail", "skip"] = option("fail", "malformed line: stop with file:line (fail) or skip and count it (skip)")
+    on_error: Literal["fail", "skip"] = option("fail",
+                                               "malformed line: stop with file:line (fail) or skip and count it (skip)")
     block_size: int = option(8192, "pairs encoded and processed per block (memory ~ one block)", Range(1, 1 << 24))
     max_line_bytes: int = option(1 << 20, "lines longer than this are malformed", Range(1, 1 << 30))
 

@@ -9,7 +9,6 @@ The kill tests run the real command and kill it with SIGKILL.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import glob
 import gzip
@@ -21,7 +20,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 import zipfile
 from typing import Callable
@@ -521,7 +519,8 @@ def only(*names: str) -> Callable[[Command], bool]:
 _BOMB = ", ".join(["&a0 [" + ", ".join(["1"] * 9) + "]"]
                   + [f"&a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)])
 CONFIG_CASES = [
-    Case("config binary", _config_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe"), has_config, expect="bad.yaml:1"),
+    Case("config binary", _config_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe"), has_config,
+         expect="bad.yaml:1"),
     Case("config UTF-16", _config_bytes("seed: 1\n".encode("utf-16")), has_config, expect="bad.yaml: is UTF-16"),
     Case("config with a bad byte on line 3", _config_bytes(b"seed: 1\n# a\n# caf\xe9\n"), has_config,
          expect="bad.yaml:3"),
@@ -538,7 +537,8 @@ CONFIG_CASES = [
          expect="kernel.degree"),
     Case("--sigma 1e300", _extra("--kernel", "rbf", "--sigma", "1e300"), only("phsic train", "filter-parallel"),
          expect="--sigma"),
-    Case("--block-size 10^12", _extra("--block-size", "1000000000000"), has_option("--block-size"), expect="--block-size"),
+    Case("--block-size 10^12", _extra("--block-size", "1000000000000"), has_option("--block-size"),
+         expect="--block-size"),
     Case("filter --src-lang xx", _extra("--src-lang", "xx"), only("filter-parallel"), expect="--src-lang"),
     Case("filter --src-lang english", _extra("--src-lang", "english"), only("filter-parallel"), expect="--src-lang"),
     Case("filter --src-lang ''", _extra("--src-lang", ""), only("filter-parallel"), expect="--src-lang"),
@@ -558,7 +558,8 @@ CONFIG_CASES = [
          expect="one.txt: only one word occurs"),
     Case("nsk hashing.reference_size 1", lambda env: env.config("hashing: {reference_size: 1}\n"), only("nsk train"),
          expect="hashing.reference_size"),
-    Case("nsk --neighbours 10^12", _extra("--neighbours", "1000000000000"), only("nsk classify"), expect="--neighbours"),
+    Case("nsk --neighbours 10^12", _extra("--neighbours", "1000000000000"), only("nsk classify"),
+         expect="--neighbours"),
     Case("ks p_step 1e-300", lambda env: env.config("p_step: 1.0e-300\n"), only("ks align"), expect="p_step"),
     Case("ks max_iter 10^12", lambda env: env.config("max_iter: 1000000000000\n"), only("ks align"), expect="max_iter"),
 ]
@@ -642,16 +643,21 @@ LYING_CASES = [
          expect="member 'notes.txt' is not one array"),
     Case("model array declaring 8 TiB", _rewrite_members(lambda m: m.update({_first_float_member(m): _huge_npy()})),
          has_model, expect="the header declares a (1048576, 1048576) array"),
-    _model_case("model header with a NaN literal", lambda h, a: h.update(trained_on=float("nan")), "corrupt model header"),
+    _model_case("model header with a NaN literal", lambda h, a: h.update(trained_on=float("nan")),
+                "corrupt model header"),
     _model_case("model header's config with a string seed", lambda h, a: h["config"].update(seed="zero"), "seed"),
     Case("phsic model header with block size 0", _model_case(
-        "", lambda h, a: h["config"].setdefault("input", {}).update(block_size=0)).apply, phsic_model, expect="block_size"),
+        "", lambda h, a: h["config"].setdefault("input", {}).update(block_size=0)).apply, phsic_model,
+         expect="block_size"),
     Case("phsic model header with a string seed", _model_case("", lambda h, a: h["model"].update(seed="zero")).apply,
          phsic_model, expect="seed"),
-    Case("--x-vectors a .npz", _vectors(_npz_bytes(), "x.npz"), has_option("--x-vectors"), expect="x.npz: is a .npz archive"),
-    Case("--x-vectors declaring 8 TiB", _vectors(_huge_npy()), has_option("--x-vectors"), expect="x.npy: the header declares"),
+    Case("--x-vectors a .npz", _vectors(_npz_bytes(), "x.npz"), has_option("--x-vectors"),
+         expect="x.npz: is a .npz archive"),
+    Case("--x-vectors declaring 8 TiB", _vectors(_huge_npy()), has_option("--x-vectors"),
+         expect="x.npy: the header declares"),
     Case("--x-vectors with NaN", _vectors(_nan_rows()), has_option("--x-vectors"), expect="x.npy: row 3 holds NaN"),
-    Case("ks kernel a .npz", _ks_kernel_file("k.npz", _npz_bytes()), only("ks align"), expect="k.npz: is a .npz archive"),
+    Case("ks kernel a .npz", _ks_kernel_file("k.npz", _npz_bytes()), only("ks align"),
+         expect="k.npz: is a .npz archive"),
     Case("ks kernel declaring 8 TiB", _ks_kernel_file("k.npy", _huge_npy()), only("ks align"),
          expect="k.npy: the header declares"),
     Case("ca word2vec header of 10^11 dimensions",

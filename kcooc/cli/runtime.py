@@ -47,10 +47,11 @@ def fail(message: str, exit_code: int, ctx: click.Context | None = None) -> NoRe
 
 
 def with_option(exc: KcoocError) -> str:
-    """``exc``'s message, led by the running command's option for its key where the command has one."""
+    """``exc``'s message, led by the running command's option for its key where the command has one (a
+    config value's bare ``problem`` then, as the option, not the key, was given)."""
     ctx = click.get_current_context(silent=True)
     option = option_of(exc.key, ctx.command) if ctx is not None else None
-    return f"{option}: {exc}" if option else str(exc)
+    return f"{option}: {getattr(exc, 'problem', exc)}" if option else str(exc)
 
 
 def guarded(command: Callable) -> Callable:
@@ -148,8 +149,8 @@ def logging_to(name: str, quiet: bool, verbose: bool, log_file: str | None) -> I
     if log_file:
         clash = _log_file_clash(log_file)
         if clash:
-            fail(f"--log-file {log_file}: is also the command's {clash}; the log appends, so it must be another file",
-                 2)
+            fail(f"--log-file {log_file}: is also the command's {clash}; the log appends, "
+                 "so it must be another file", 2)
         try:
             handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
         except OSError as exc:

@@ -56,8 +56,9 @@ class Engine(abc.ABC):
         else:  # a failed or stopped run (SIGTERM, SIGINT): do not wait for tasks whose results nobody reads
             self.abort()
 
-    def close(self) -> None:  # noqa: B027 - a back end without resources keeps this one
-        """Release the back end's resources, after its tasks have ended."""
+    def close(self) -> None:
+        """Release the workers; engines that hold none keep this no-op."""
+        return None
 
     def abort(self) -> None:
         """Stop at once: running tasks are killed, not awaited."""

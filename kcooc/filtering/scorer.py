@@ -86,7 +86,8 @@ class PairClassifier:
     @property
     def input_names(self) -> list[str]:
         """The regression's inputs: the features, then the length ratios' distances from their clean medians."""
-        return [self.names[k] for k in self.model_columns] + [f"{self.names[j]}_deviation" for j in self.deviation_columns]
+        return ([self.names[k] for k in self.model_columns]
+                + [f"{self.names[j]}_deviation" for j in self.deviation_columns])
 
     @property
     def expanded_names(self) -> list[str]:
@@ -119,7 +120,8 @@ class PairClassifier:
         terms = self._terms(Z)
         self.coef_, self.intercept_ = np.empty((present.size, terms.shape[1])), np.empty(present.size)
         warm = start is not None and start.detectors_ == self.detectors_ and start.coef_.shape == self.coef_.shape
-        for k, label in enumerate(present):  # detector k: clean against its noise alone; margin = minus the clean decision
+        # detector k: clean against its noise alone; margin = minus the clean decision
+        for k, label in enumerate(present):
             rows = clean | (labels == label)
             first = (-start.coef_[k], -start.intercept_[k]) if warm else None
             # one detector: every row, without a copy of the expanded terms
@@ -243,7 +245,8 @@ class LearnedScorer:
 
     def extractor(self, src_lang: str | None, tgt_lang: str | None, encoders, phsic) -> FeatureExtractor:
         """Every feature of a pair, with the pair ``encoders`` and a fitted ``phsic``."""
-        return FeatureExtractor(self.names, src_lang, tgt_lang, encoders, phsic, CorpusModel(self.counts), self.alignment)
+        return FeatureExtractor(self.names, src_lang, tgt_lang, encoders, phsic, CorpusModel(self.counts),
+                                self.alignment)
 
 
 def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
@@ -259,8 +262,9 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     ``doubtful_share``, the classifier is fitted twice: the second time without that share of the
     clean training pairs that the first fit scored lowest (the sample is the corpus's own pairs,
     noise included), and its language gate is calibrated without the share that the first fit
-    scored lowest *without the gate* (gate.py says why). With ``detectors``, one detector per family of noise (noise.NOISE_FAMILIES)
-    against clean instead of one clean-vs-all fit. Returns the classifier and its held-out report.
+    scored lowest *without the gate* (gate.py says why). With ``detectors``, one detector per family of
+    noise (noise.NOISE_FAMILIES) against clean instead of one clean-vs-all fit. Returns the classifier and
+    its held-out report.
     """
     unique = list(dict.fromkeys(zip(src, tgt)))  # a pair repeated in the corpus is one example, held out or not
     if len(unique) < 10:
@@ -290,7 +294,8 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
         keep[rows[np.argsort(p, kind="stable")[:doubtful]]] = False
         # the gate is calibrated without the pairs the other features doubt: the share ranked with the gate's own
         # factors would hold the clean sides it doubts, and a gate fitted without them would doubt them all the more
-        credible = np.delete(rows, np.argsort(p / classifier.gate.factors(F[rows]).prod(axis=1), kind="stable")[:doubtful])
+        credible = np.delete(rows, np.argsort(p / classifier.gate.factors(F[rows]).prod(axis=1),
+                                              kind="stable")[:doubtful])
         classifier = classifier_on(keep, start=classifier)  # from the first fit: fewer Newton steps
         classifier.gate.fit(F[credible])
     p = classifier.predict_proba(F[held])

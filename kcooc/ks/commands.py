@@ -49,7 +49,8 @@ def kernels(cfg: KsConfig, source: list[str], target: list[str]) -> tuple[np.nda
 
     f = cfg.features
     if f.kind == "kernel":
-        require(f.source_kernel and f.target_kernel, "features.kind kernel needs features.source_kernel and target_kernel")
+        require(f.source_kernel and f.target_kernel,
+                "features.kind kernel needs features.source_kernel and target_kernel")
         return load_kernel(f.source_kernel, len(source)), load_kernel(f.target_kernel, len(target))
     if f.kind == "chars":
         if f.skeleton:
@@ -92,7 +93,8 @@ def ks():
 
 @ks.command("align")
 @config_options
-@click.option("--source", required=True, help="Source objects: a file (one per line) or a directory (a document per file).")
+@click.option("--source", required=True,
+              help="Source objects: a file (one per line) or a directory (a document per file).")
 @click.option("--target", required=True, help="Target objects, as --source.")
 @click.option("--seeds", "seeds_path", default=None,
               help="Seed alignments: source_id<TAB>target_id per line (s-u, s-z, mcca; optional for convex).")
@@ -133,14 +135,16 @@ def align_command(config_path, print_config, source, target, seeds_path, random_
             rng = np.random.default_rng(cfg.seed)
             drawn = rng.choice(sorted(gold), size=min(random_seeds, len(gold)), replace=False)
             seeds.update({int(s): gold[int(s)] for s in drawn})
-        require(cfg.method not in SEEDED or seeds, f"method {cfg.method} needs seed alignments (--seeds or --random-seeds)")
-        require(cfg.method not in UNSEEDED or not seeds, f"method {cfg.method} does not use seed alignments; use s-u, s-z, "
-                "mcca or convex with --seeds/--random-seeds, or drop them")
+        require(cfg.method not in SEEDED or seeds,
+                f"method {cfg.method} needs seed alignments (--seeds or --random-seeds)")
+        require(cfg.method not in UNSEEDED or not seeds, f"method {cfg.method} does not use seed alignments; use s-u, "
+                "s-z, mcca or convex with --seeds/--random-seeds, or drop them")
         K, L = kernels(cfg, source_texts, target_texts)
         summary = {"command": "ks align", "method": cfg.method, "sources": len(source_ids), "targets": len(target_ids),
                    "seeds": len(seeds)}
         sorter = KernelizedSorting(cfg.method, p_values=cfg.p_values(), delta=cfg.delta, max_iter=cfg.max_iter,
-                                   step=cfg.ks_step, convex_iter=cfg.convex_iter, mcca_dims=cfg.mcca_dims, mcca_reg=cfg.mcca_reg)
+                                   step=cfg.ks_step, convex_iter=cfg.convex_iter, mcca_dims=cfg.mcca_dims,
+                                   mcca_reg=cfg.mcca_reg)
         with contextlib.ExitStack() as stack:  # the p sweep's processes keep their files in the run's scratch
             engine = (stack.enter_context(make_engine("local", jobs, work_dir=stack.enter_context(guard.scratch("ks"))))
                       if cfg.method in SWEEPS else None)
@@ -149,7 +153,8 @@ def align_command(config_path, print_config, source, target, seeds_path, random_
             summary.update(p=sorter.p_, objective_per_p=[[p, round(v, 6)] for p, v in sorter.objective_per_p_])
         matched = np.flatnonzero(trace.match >= 0)
         with atomic_output(output) as out:
-            out.writelines(f"{source_ids[i]}\t{target_ids[trace.match[i]]}\t{trace.confidence[i]:.6g}\n" for i in matched)
+            out.writelines(f"{source_ids[i]}\t{target_ids[trace.match[i]]}\t{trace.confidence[i]:.6g}\n"
+                           for i in matched)
         summary.update(matched=int(matched.size), objective=trace.objective, objective_history=trace.history,
                        seconds=timer.seconds())
         if gold is not None:

@@ -10,8 +10,15 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from ..cli.options import (Bounded, KcoocGroupOfCommands, config_options, input_option, jobs_option, output_option,
-                           seed_option)
+from ..cli.options import (
+    Bounded,
+    KcoocGroupOfCommands,
+    config_options,
+    input_option,
+    jobs_option,
+    output_option,
+    seed_option,
+)
 from ..cli.runtime import LOG, guarded, load_config, progress, run_options, write_summary
 from ..config import from_dict, range_of, to_dict
 from ..io.outputs import atomic_output, check_outputs
@@ -88,7 +95,8 @@ def train_command(config_path, print_config, input_path, output, hashing, no_lea
             def on_label(label, loss_off, loss_on, value):
                 bar.set_postfix_str(edges.names[label], refresh=False)
                 bar.update()
-                LOG.info(f"{edges.names[label]}: loss with sigma 0 {loss_off:.4g}, with 1 {loss_on:.4g} -> sigma {value:g}")
+                LOG.info(f"{edges.names[label]}: loss with sigma 0 {loss_off:.4g}, with 1 {loss_on:.4g} "
+                         f"-> sigma {value:g}")
 
             learned = learner.fit(data, len(edges), on_label)
         sigma, losses, evaluations = learned.sigma_, learned.losses_, learned.evaluations_
@@ -97,8 +105,9 @@ def train_command(config_path, print_config, input_path, output, hashing, no_lea
             output, config=to_dict(cfg), learned_labels=[edges.names[e] for e in to_learn], zeroed_labels=zeroed,
             data_sha256=digest.hexdigest())
         LOG.info(f"{len(zeroed)} of {len(to_learn)} learned labels skipped (sigma = 0): {' '.join(zeroed)}")
-        write_summary(summary_path, {"command": "nsk train", "structures": len(data), "positives": int(data.labels.sum()),
-                                     "edge_labels": len(edges), "learned_labels": len(to_learn), "zeroed_labels": zeroed,
+        write_summary(summary_path, {"command": "nsk train", "structures": len(data),
+                                     "positives": int(data.labels.sum()), "edge_labels": len(edges),
+                                     "learned_labels": len(to_learn), "zeroed_labels": zeroed,
                                      "losses": [[edges.names[e], l0, l1] for e, l0, l1 in losses],
                                      "kernel_evaluations": evaluations, "seconds": timer.seconds(),
                                      "threads": numba.get_num_threads()})

@@ -56,8 +56,9 @@ from scripts.reports import write_report
 KINDS = ["neighbour", "wrong_language", "source_language", "partial", "joined", "boilerplate", "numbers"]
 # target language -> (script-rule language, language of the wrong-language material, OpusFilter script)
 PAIRS = {"ja": ("japanese", "zh", None), "de": ("latin", "fr", "Latin"), "fr": ("latin", "de", "Latin")}
+# script rule off even when languages are declared
 RULES_OFF = {"empty_side": False, "identical_sides": False, "max_chars": None, "max_length_ratio": None,
-             "control_chars": False, "dedup": False, "min_script_ratio": 0.0}  # script rule off even when languages are declared
+             "control_chars": False, "dedup": False, "min_script_ratio": 0.0}
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(«A-ZÀ-Ý0-9])|(?<=[。！？])")
 CLAUSE_MARK = re.compile(r"[,;:、，；]")
 NUMBER = re.compile(r"\d+")
@@ -164,7 +165,8 @@ def inject_noise(src: list[str], tgt: list[str], source: list[str], other: dict[
             "source_language": (src[i], src[j]) if j >= 0 else None,
             "partial": (src[i], part) if part else None,
             "joined": None if j < 0 else (
-                (f"{src[min(i, j)]} {src[max(i, j)]}", tgt[i]) if i % 2 else (src[i], joiner.join((tgt[min(i, j)], tgt[max(i, j)])))),
+                (f"{src[min(i, j)]} {src[max(i, j)]}", tgt[i]) if i % 2
+                else (src[i], joiner.join((tgt[min(i, j)], tgt[max(i, j)])))),
             "boilerplate": None if not filler else (filler, filler) if i % 2 else (src[i], filler),
             "numbers": (src[i], mismatch) if mismatch else None,
         }
@@ -192,7 +194,8 @@ def detection(scores: np.ndarray, kind: np.ndarray, rate: float) -> dict:
     noise = kind >= 0
     scores = np.asarray(scores, dtype=np.float64)
     finite = scores[np.isfinite(scores)]
-    scores = np.nan_to_num(scores, nan=(finite.min() if finite.size else 0.0) - 1.0)  # finite: roc_auc_score refuses inf
+    # finite: roc_auc_score refuses inf
+    scores = np.nan_to_num(scores, nan=(finite.min() if finite.size else 0.0) - 1.0)
     flagged = np.zeros(len(scores), dtype=bool)
     flagged[np.lexsort((np.arange(len(scores)), scores))[: int(round(rate * len(scores)))]] = True
     return {**aucs(scores, kind), "precision": float((flagged & noise).sum() / max(flagged.sum(), 1)),
@@ -203,20 +206,23 @@ def aucs(scores: np.ndarray, kind: np.ndarray) -> dict:
     clean = scores[kind < 0]
 
     def auc(bad):
-        return roc_auc_score(np.r_[np.ones(clean.size), np.zeros(bad.size)], np.r_[clean, bad]) if bad.size else float("nan")
+        return (roc_auc_score(np.r_[np.ones(clean.size), np.zeros(bad.size)], np.r_[clean, bad]) if bad.size
+                else float("nan"))
     return {"auc": auc(scores[kind >= 0]), **{name: auc(scores[kind == k]) for k, name in enumerate(KINDS)}}
 
 
 def dropping(dropped: np.ndarray, kind: np.ndarray) -> dict:
     """A keep/drop decision as a two-level score: its AUC, and precision / recall of the dropped pairs."""
     noise = kind >= 0
-    return {**aucs(np.where(dropped, 0.0, 1.0), kind), "precision": float((dropped & noise).sum() / max(dropped.sum(), 1)),
+    return {**aucs(np.where(dropped, 0.0, 1.0), kind),
+            "precision": float((dropped & noise).sum() / max(dropped.sum(), 1)),
             "recall": float((dropped & noise).sum() / max(noise.sum(), 1))}
 
 
 # ---------------------------------------------------------------------------------------- scorers
 
-def run_kcooc(corpus: str, workdir: str, name: str, config: dict | None, options: list[str]) -> tuple[np.ndarray, np.ndarray, float]:
+def run_kcooc(corpus: str, workdir: str, name: str, config: dict | None,
+              options: list[str]) -> tuple[np.ndarray, np.ndarray, float]:
     """``kcooc filter-parallel`` on the corpus: every line's score, which lines a rule dropped, seconds.
     With every rule off (``RULES_OFF``) a dropped line is an error: the ranking must cover every pair."""
     command = [sys.executable, "-m", "kcooc", "filter-parallel", "-i", corpus, "-q", *options]
@@ -231,7 +237,8 @@ def run_kcooc(corpus: str, workdir: str, name: str, config: dict | None, options
                               "--annotated", paths["annotated"]], check=True)
     seconds = time.perf_counter() - start
     scores = np.array([float(s) for s in open(paths["scores"]).read().split()])
-    reasons = [line.rstrip("\n").split("\t")[4] for line in open(paths["annotated"], encoding="utf-8")]  # after src, tgt, score, keep/drop
+    # after src, tgt, score, keep/drop
+    reasons = [line.rstrip("\n").split("\t")[4] for line in open(paths["annotated"], encoding="utf-8")]
     ruled = np.array([r not in ("-", "not_selected", "below_threshold") for r in reasons])
     if config is not None and config.get("rules") == RULES_OFF and ruled.any():
         raise RuntimeError(f"{name}: rules are off but {int(ruled.sum())} lines were dropped by a rule")
@@ -239,7 +246,8 @@ def run_kcooc(corpus: str, workdir: str, name: str, config: dict | None, options
 
 
 def kcooc_has(option: str) -> bool:
-    text = subprocess.run([sys.executable, "-m", "kcooc", "filter-parallel", "--help"], capture_output=True, text=True).stdout
+    text = subprocess.run([sys.executable, "-m", "kcooc", "filter-parallel", "--help"],
+                          capture_output=True, text=True).stdout
     return option in text
 
 
@@ -281,8 +289,9 @@ def opusfilter_run(src: list[str], tgt: list[str], lang: str, script: str | None
     def autogen(method: str) -> tuple[str, list]:
         """opusfilter-autogen's config for this corpus (``clustering`` is its default method) and its filters."""
         path = os.path.join(workdir, f"autogen-{method}.yaml")
-        command = [os.path.join(binary, "opusfilter-autogen"), "--files", *files, "--langs", "en", lang, "--method", method,
-                   "--work-dir", workdir, "--inter-dir", os.path.join(workdir, method), "--overwrite", "-o", path]
+        command = [os.path.join(binary, "opusfilter-autogen"), "--files", *files, "--langs", "en", lang,
+                   "--method", method, "--work-dir", workdir, "--inter-dir", os.path.join(workdir, method),
+                   "--overwrite", "-o", path]
         subprocess.run(command + (["--scripts", "Latin", script] if script else []), check=True, cwd=workdir,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         steps = yaml.safe_load(open(path, encoding="utf-8"))["steps"]
@@ -315,9 +324,10 @@ def opusfilter_run(src: list[str], tgt: list[str], lang: str, script: str | None
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         times.append(time.perf_counter() - start)
     probabilities = np.loadtxt(os.path.join(workdir, "probabilities.txt"))
-    return {"scores": probabilities, "kept": kept, "filter_seconds": seconds, "filters": filter_step["parameters"]["filters"],
-            "features": features, "score_seconds": sum(times), "lines_per_second": len(src) / seconds,
-            "score_lines_per_second": len(src) / times[0], "standard_filters": [next(iter(f)) for f in filters]}
+    return {"scores": probabilities, "kept": kept, "filter_seconds": seconds,
+            "filters": filter_step["parameters"]["filters"], "features": features, "score_seconds": sum(times),
+            "lines_per_second": len(src) / seconds, "score_lines_per_second": len(src) / times[0],
+            "standard_filters": [next(iter(f)) for f in filters]}
 
 
 def opus_directions(binary: str, names: list[str]) -> dict[str, str]:
@@ -369,9 +379,11 @@ def evaluate_pair(lang: str, args) -> dict:
         f.writelines(f"{KINDS[k] if k >= 0 else 'clean'}\n" for k in kind)
 
     hashing = {"name": "hashing", "n_features": 1024, "word_ngrams": 2}
-    y_hashing = {"name": "hashing", "n_features": 1024, "word_ngrams": 0, "char_ngrams": [1, 2]} if lang == "ja" else hashing
+    y_hashing = ({"name": "hashing", "n_features": 1024, "word_ngrams": 0, "char_ngrams": [1, 2]} if lang == "ja"
+                 else hashing)
     phsic = {"encoder": hashing, "y_encoder": y_hashing, "kernel": {"name": "cos"}}
-    rules_on = {"max_length_ratio": 8.0 if lang == "ja" else 3.0, "src_language": "english", "tgt_language": rule_language}
+    rules_on = {"max_length_ratio": 8.0 if lang == "ja" else 3.0, "src_language": "english",
+                "tgt_language": rule_language}
     learned = kcooc_has("--scorer")
     phsic_options = ["--scorer", "phsic"] if learned else []
     languages = ["--src-lang", "en", "--tgt-lang", lang]
@@ -390,7 +402,8 @@ def evaluate_pair(lang: str, args) -> dict:
     if learned and args.learned_only:  # a development run: the mean over the scorer's own training seeds
         runs = []
         for seed in range(args.train_seeds):
-            scores, _, seconds = run_kcooc(corpus, workdir, "learned", {"rules": RULES_OFF}, languages + ["--seed", str(seed)])
+            scores, _, seconds = run_kcooc(corpus, workdir, "learned", {"rules": RULES_OFF},
+                                           languages + ["--seed", str(seed)])
             runs.append({**detection(scores, kind, args.rate), "seconds": seconds})
         results["kcooc learned (default)"] = {key: float(np.mean([r[key] for r in runs])) for key in runs[0]}
         results["kcooc learned (default)"]["auc_sd"] = float(np.std([r["auc"] for r in runs]))
@@ -401,7 +414,8 @@ def evaluate_pair(lang: str, args) -> dict:
         return {"n": len(src), "kind": kind, "results": results}
     if lang == "ja" and all(os.path.exists(os.path.join(args.fasttext, f"{x}-100.bin")) for x in ("en", "ja")):
         fasttext = {"encoder": {"name": "fasttext", "model": os.path.join(args.fasttext, "en-100.bin")},
-                    "y_encoder": {"name": "fasttext", "model": os.path.join(args.fasttext, "ja-100.bin"), "split_cjk": True},
+                    "y_encoder": {"name": "fasttext", "model": os.path.join(args.fasttext, "ja-100.bin"),
+                                  "split_cjk": True},
                     "kernel": {"name": "rbf", "rank": 100, "normalize": True}, "rules": RULES_OFF}
         scores, _, seconds = run_kcooc(corpus, workdir, "paper", fasttext, phsic_options)
         results["kcooc pure PHSIC (fastText, RBF-ICD d=100: the paper's)"] = {**detection(scores, kind, args.rate),
@@ -422,17 +436,20 @@ def evaluate_pair(lang: str, args) -> dict:
         pipelines["kcooc rules + learned (no config)"] = {**detection(scores, kind, args.rate), "seconds": seconds,
                                                           "rules": dropping(ruled, kind)}
     if opus is not None:
-        pipelines["OpusFilter autogen filters (keep/drop)"] = {**dropping(~opus["kept"], kind), "seconds": opus["filter_seconds"]}
+        pipelines["OpusFilter autogen filters (keep/drop)"] = {**dropping(~opus["kept"], kind),
+                                                               "seconds": opus["filter_seconds"]}
     return {"n": len(src), "kind": kind, "results": results, "pipelines": pipelines, "opus": opus,
             "sources": {s: source.count(s) for s in sorted(set(source))}, "learned": learned}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default="data/parallel", help="directory with en-ja.tsv, en-de.tsv, en-fr.tsv, en-zh.tsv")
+    parser.add_argument("--data", default="data/parallel",
+                        help="directory with en-ja.tsv, en-de.tsv, en-fr.tsv, en-zh.tsv")
     parser.add_argument("--pairs", default="ja,de,fr", help="target languages to evaluate")
     parser.add_argument("--fasttext", default="data/fasttext", help="en-100.bin and ja-100.bin for the paper's row")
-    parser.add_argument("--opusfilter-venv", default=None, help="virtualenv with opusfilter installed (row skipped if unset)")
+    parser.add_argument("--opusfilter-venv", default=None,
+                        help="virtualenv with opusfilter installed (row skipped if unset)")
     parser.add_argument("--per-source", type=int, default=4000, help="pairs sampled per source and language pair")
     parser.add_argument("--rate", type=float, default=0.2)
     parser.add_argument("--seed", type=int, default=0)
@@ -441,7 +458,8 @@ def main() -> None:
     parser.add_argument("--report-only", action="store_true",
                         help="rewrite --out from the numbers the last run saved in --workdir (after editing the notes)")
     parser.add_argument("--learned-only", action="store_true",
-                        help="development runs: score with the learned row alone and print it (no other rows, no --out)")
+                        help="development runs: score with the learned row alone and print it "
+                             "(no other rows, no --out)")
     parser.add_argument("--train-seeds", type=int, default=1,
                         help="with --learned-only: train the learned scorer with --seed 0..N-1 and print the mean "
                              "(its synthetic noise is random: one seed's AUC moves by about +-.005)")
@@ -484,8 +502,9 @@ def fmt(value: float) -> str:
 
 
 def write_results(args, evaluations: dict, seconds: float) -> None:
-    command = (f"python scripts/eval_filtering.py --data {args.data} --pairs {args.pairs} --per-source {args.per_source} "
-               f"--rate {args.rate} --seed {args.seed}" + (f" --opusfilter-venv {args.opusfilter_venv}" if args.opusfilter_venv else "")
+    command = (f"python scripts/eval_filtering.py --data {args.data} --pairs {args.pairs} "
+               f"--per-source {args.per_source} --rate {args.rate} --seed {args.seed}"
+               + (f" --opusfilter-venv {args.opusfilter_venv}" if args.opusfilter_venv else "")
                + f" --out {args.out}")
     lines = [
         "# Parallel-corpus filtering: a labelled benchmark on real corpora", "",
@@ -514,7 +533,8 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
             lines.append(f"| {name} | {fmt(r['auc'])} | {fmt(r['precision'])} | "
                          + " | ".join(fmt(r[k]) for k in KINDS) + f" | {r['seconds']:.1f} |")
         lines += ["", "Pipelines (hard rules on; a pair a rule dropped ranks below every scored pair). For keep/drop "
-                  "rows P and R are those of the dropped pairs as the noise, and AUC is that of the two-level score.", "",
+                  "rows P and R are those of the dropped pairs as the noise, and AUC is that of the two-level score.",
+                  "",
                   "| pipeline | AUC | P | R | " + " | ".join(KINDS) + " | seconds |",
                   "|---|---|---|---|" + "---|" * len(KINDS) + "---|"]
         for name, r in e["pipelines"].items():
@@ -527,8 +547,10 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
         if e["opus"]:
             o = e["opus"]
             lines += ["", f"OpusFilter filter run: {o['lines_per_second']:.0f} lines/s ({e['n']} pairs in "
-                      f"{o['filter_seconds']:.1f} s, its generated filters: " + ", ".join(next(iter(f)) for f in o["filters"])
-                      + "); its classifier features: " + ", ".join(f"{k} ({v['clean-direction']})" for k, v in o["features"].items()) + "."]
+                      f"{o['filter_seconds']:.1f} s, its generated filters: "
+                      + ", ".join(next(iter(f)) for f in o["filters"])
+                      + "); its classifier features: "
+                      + ", ".join(f"{k} ({v['clean-direction']})" for k, v in o["features"].items()) + "."]
     write_report(args.out, lines, "filtering_notes.md")
     print("\n".join(lines))
 
