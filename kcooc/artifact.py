@@ -128,13 +128,19 @@ def _read_model_arrays(path: str) -> dict[str, np.ndarray]:
 
 
 def is_array_file(path: str) -> bool:
-    """Whether ``path`` starts as a ``.npz`` archive or a ``.npy`` array does (whatever its name)."""
+    """Whether ``path`` starts as a ``.npz`` archive or a ``.npy`` array does (whatever its name); a FIFO or a
+    device is not (it is read as text, once)."""
+    if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+        return False
     return _magic(path, "file").startswith((_ZIP_MAGIC, _NPY_MAGIC))
 
 
 def _magic(path: str, what: str) -> bytes:
-    """The first bytes of ``path``; a missing file or a directory is an InputError."""
+    """The first bytes of ``path``; a missing file, a directory or anything but a regular file (a FIFO,
+    ``/dev/zero``: an archive is read by seeking) is an InputError."""
     try:
+        if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+            raise InputError(f"{path}: not a regular file; a {what} is read by seeking: give a file")
         with open(path, "rb") as f:
             return f.read(len(_NPY_MAGIC))
     except FileNotFoundError:

@@ -70,3 +70,8 @@ def check_fitted(estimator: object, attribute: str, call: str = "fit") -> None:
     """Raise :class:`NotFittedError` naming ``call`` unless ``estimator`` has ``attribute`` (not None)."""
     if getattr(estimator, attribute, None) is None:
         raise NotFittedError(f"this {type(estimator).__name__} is not fitted yet: call {call} first")
+
+
+class Terminated(KeyboardInterrupt):
+    """A run stopped by SIGTERM: raised in the main thread like SIGINT's KeyboardInterrupt, so that every
+    ``finally`` (temporaries, scratch directories, the lock, worker processes) runs; exit code 143."""

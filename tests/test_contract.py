@@ -9,7 +9,6 @@ The kill tests run the real command and kill it with SIGKILL.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import glob
 import gzip
@@ -21,7 +20,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 import zipfile
 from typing import Callable
@@ -833,36 +831,27 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_killed_filter_parallel_leaves_no_workers(tmp_path):
-    """SIGKILL the parent of `--jobs 2` once its workers run: the workers die too; the rerun cleans up."""
-    fifo = tmp_path / "corpus.fifo"
-    os.mkfifo(fifo)
-    out = tmp_path / "kept.tsv"
-    args = ["filter-parallel", "-c", FILTER_CONFIG,
-            "-i", fifo, "-o", out, "--jobs", "2", "--task-lines", "50", "-q"]
-    process = _start(args)
+    """SIGKILL the parent of `--jobs 2` once its workers run a pass: the workers die too; the rerun cleans up.
+
+    (A FIFO input is now copied once before any pass, so the run is caught mid-pass on a large file.)"""
     corpus = open(os.path.join(DATA, "en-ja.tsv"), "rb").read()
-    writer = open(fifo, "wb")
-
-    def feed() -> None:  # more than the reader's first chunk (1 MB), then keep the pipe open: the run waits
-        with contextlib.suppress(BrokenPipeError):
-            writer.write(corpus * (1 + (1 << 20) // len(corpus)))
-            writer.flush()
-
-    feeder = threading.Thread(target=feed, daemon=True)
-    feeder.start()
-    _wait_for(lambda: len(_children(process.pid)) >= 2, "two worker processes")
+    big = tmp_path / "big.tsv"
+    big.write_bytes(corpus * 30)
+    out = tmp_path / "kept.tsv"
+    args = ["filter-parallel", "-c", FILTER_CONFIG, "-i", big, "-o", out, "--jobs", "2", "--task-lines", "50", "-q"]
+    process = _start(args)
+    contexts = os.path.join(glob.escape(str(tmp_path)), ".kcooc-filter-*", "kcooc-context-*.pickle")
+    _wait_for(lambda: len(_children(process.pid)) >= 2 and glob.glob(contexts), "two workers running a pass")
     workers = _children(process.pid)
     process.send_signal(signal.SIGKILL)
     process.wait()
     _wait_for(lambda: not any(_alive(pid) for pid in workers), "the workers to end with their parent", timeout=60)
-    feeder.join()
-    with contextlib.suppress(BrokenPipeError):
-        writer.close()
     # the pass's context file is in the run's work directory, which the next run removes
-    assert glob.glob(os.path.join(glob.escape(str(tmp_path)), ".kcooc-filter-*", "kcooc-context-*.pickle"))
+    assert glob.glob(contexts)
     stable = tmp_path / "corpus.tsv"
     stable.write_bytes(corpus)
-    args[args.index(fifo)] = stable
+    args[args.index(big)] = stable
+    big.unlink()
     run(*args)
     assert _hidden(tmp_path) == []
 

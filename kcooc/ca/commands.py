@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import tempfile
 from typing import TYPE_CHECKING
 
 import click
@@ -16,7 +15,14 @@ from ..cli.runtime import LOG, guarded, load_config, progress, require, run_opti
 from ..config import to_dict
 from ..errors import InputError
 from ..io.outputs import atomic_output, check_outputs
-from ..io.readers import COMPRESSED_SUFFIXES, display_name, rereadable_input, text_lines
+from ..io.readers import (
+    COMPRESSED_SUFFIXES,
+    after_last_space,
+    display_name,
+    max_line_bytes,
+    rereadable_input,
+    text_lines,
+)
 from ..timing import Timer
 from .config import CaConfig
 
@@ -83,64 +89,67 @@ def embed_command(config_path, print_config, input_path, output, export_w2v, met
         "method": method, "table": table, "window": window, "power": power, "vectors": vectors, "dims": dims,
         "weight": weight, "min_count": min_count, "lowercase": lowercase, "supervision": supervision,
         "power_iterations": power_iterations, "tol": tol, "seed": seed}, print_config)
-    check_outputs(output, export_w2v, summary_path, inputs=[input_path, cfg.supervision, config_path])
+    guard = check_outputs(output, export_w2v, summary_path, inputs=[input_path, cfg.supervision, config_path])
     timer, seconds = Timer(), {}
-    with tempfile.TemporaryDirectory(prefix="kcooc-ca-") as scratch:
-        path = rereadable_input(input_path, scratch)
-        digest = hashlib.sha256()
-        with reading_bar(path, "vocabulary", quiet) as bar:
-            chunks = token_chunks(path, cfg.chunk_bytes, lambda block: (digest.update(block), bar.update(len(block))),
-                                  cfg.lowercase)
-            try:
-                vocabulary = Vocabulary.build(chunks, cfg.min_count, cfg.max_vocab)
-            except InputError as exc:
-                raise InputError(f"{display_name(input_path)}: {exc}") from None
-        seconds["vocabulary"] = timer.seconds()
+    with guard:
+        with guard.scratch("ca") as scratch:
+            # read twice (vocabulary, counts): a FIFO or stdin is copied once, cut as the reader cuts it
+            path = rereadable_input(input_path, scratch, after_last_space, max_line_bytes())
+            digest = hashlib.sha256()
+            with reading_bar(path, "vocabulary", quiet) as bar:
+                chunks = token_chunks(path, cfg.chunk_bytes,
+                                      lambda block: (digest.update(block), bar.update(len(block))), cfg.lowercase)
+                try:
+                    vocabulary = Vocabulary.build(chunks, cfg.min_count, cfg.max_vocab)
+                except InputError as exc:
+                    raise InputError(f"{display_name(input_path)}: {exc}") from None
+            seconds["vocabulary"] = timer.seconds()
+            lap = Timer()
+            with reading_bar(path, "counting", quiet) as bar:
+                ids = (vocabulary.ids(tokens) for tokens in
+                       token_chunks(path, cfg.chunk_bytes, lambda block: bar.update(len(block)), cfg.lowercase))
+                tables = offset_tables(ids, len(vocabulary.words), cfg.window, separate=cfg.table == "cut")
+        N = contingency_table(tables, cfg.table, vocabulary.counts, cfg.threshold)
+        del tables
+        seconds["count"] = lap.seconds()
         lap = Timer()
-        with reading_bar(path, "counting", quiet) as bar:
-            ids = (vocabulary.ids(tokens) for tokens in
-                   token_chunks(path, cfg.chunk_bytes, lambda block: bar.update(len(block)), cfg.lowercase))
-            tables = offset_tables(ids, len(vocabulary.words), cfg.window, separate=cfg.table == "cut")
-    N = contingency_table(tables, cfg.table, vocabulary.counts, cfg.threshold)
-    del tables
-    seconds["count"] = lap.seconds()
-    lap = Timer()
-    options = {"vectors": cfg.vectors, "oversample": cfg.oversample, "power_iterations": cfg.power_iterations,
-               "tol": cfg.tol, "seed": cfg.seed}
-    with progress(quiet, unit="steps") as bar:
-        bar.unit_scale = False
-        bar.set_description_str("svd")
-        bar.reset(total=cfg.power_iterations + 1)  # the sketch, then each power iteration
+        options = {"vectors": cfg.vectors, "oversample": cfg.oversample, "power_iterations": cfg.power_iterations,
+                   "tol": cfg.tol, "seed": cfg.seed}
+        with progress(quiet, unit="steps") as bar:
+            bar.unit_scale = False
+            bar.set_description_str("svd")
+            bar.reset(total=cfg.power_iterations + 1)  # the sketch, then each power iteration
 
-        def step(iteration, worst):
-            bar.set_postfix(residual=f"{worst:.3g}", refresh=False)
-            bar.update()
+            def step(iteration, worst):
+                bar.set_postfix(residual=f"{worst:.3g}", refresh=False)
+                bar.update()
 
-        if cfg.method == "ppmi":
-            model = PPMISVD(cfg.dims, cfg.weight, cfg.smoothing, **options).fit(N, step)
-        else:
-            S = supervision_of(cfg, vocabulary) if cfg.supervision else None
-            model = CorrespondenceAnalysis(cfg.dims, cfg.weight, cfg.power, **options).fit(N, S, step)
-    seconds["svd"] = lap.seconds()
-    residual = model.relative_residuals_
-    convergence = {"power_iterations": model.power_iterations_, "tol": cfg.tol,
-                   "converged": None if cfg.tol is None else bool(residual.max() <= cfg.tol),
-                   "max_relative_residual": float(residual.max()),
-                   "median_relative_residual": float(np.median(residual))}
-    model.save(output, vocabulary.words, vocabulary.counts, config=to_dict(cfg), data_sha256=digest.hexdigest(),
-               nonzeros=int(N.nnz), convergence=convergence)
-    if export_w2v:
-        write_word2vec_text(export_w2v, vocabulary.words, model.vectors_)
-    seconds["total"] = timer.seconds()
-    LOG.info(f"svd: {model.power_iterations_} power iterations, relative residual of the top {residual.size}: "
-             f"max {residual.max():.3g}, median {np.median(residual):.3g}"
-             + ("" if cfg.tol is None else f" (tol {cfg.tol:g}: {'' if convergence['converged'] else 'not '}reached)"))
-    write_summary(summary_path, {
-        "command": "ca embed", "method": cfg.method, "input": display_name(input_path), "output": output,
-        "vocabulary": len(vocabulary.words), "tokens_in_vocabulary": int(vocabulary.counts.sum()),
-        "nonzeros": int(N.nnz), "total_inertia": model.total_inertia_,
-        "explained_inertia": float((model.singular_values_**2).sum()), "convergence": convergence,
-        "relative_residuals": residual.tolist(), "seconds": seconds})
+            if cfg.method == "ppmi":
+                model = PPMISVD(cfg.dims, cfg.weight, cfg.smoothing, **options).fit(N, step)
+            else:
+                S = supervision_of(cfg, vocabulary) if cfg.supervision else None
+                model = CorrespondenceAnalysis(cfg.dims, cfg.weight, cfg.power, **options).fit(N, S, step)
+        seconds["svd"] = lap.seconds()
+        residual = model.relative_residuals_
+        convergence = {"power_iterations": model.power_iterations_, "tol": cfg.tol,
+                       "converged": None if cfg.tol is None else bool(residual.max() <= cfg.tol),
+                       "max_relative_residual": float(residual.max()),
+                       "median_relative_residual": float(np.median(residual))}
+        model.save(output, vocabulary.words, vocabulary.counts, config=to_dict(cfg), data_sha256=digest.hexdigest(),
+                   nonzeros=int(N.nnz), convergence=convergence)
+        if export_w2v:
+            write_word2vec_text(export_w2v, vocabulary.words, model.vectors_)
+        seconds["total"] = timer.seconds()
+        LOG.info(f"svd: {model.power_iterations_} power iterations, relative residual of the top {residual.size}: "
+                 f"max {residual.max():.3g}, median {np.median(residual):.3g}"
+                 + ("" if cfg.tol is None
+                    else f" (tol {cfg.tol:g}: {'' if convergence['converged'] else 'not '}reached)"))
+        write_summary(summary_path, {
+            "command": "ca embed", "method": cfg.method, "input": display_name(input_path), "output": output,
+            "vocabulary": len(vocabulary.words), "tokens_in_vocabulary": int(vocabulary.counts.sum()),
+            "nonzeros": int(N.nnz), "total_inertia": model.total_inertia_,
+            "explained_inertia": float((model.singular_values_**2).sum()), "convergence": convergence,
+            "relative_residuals": residual.tolist(), "seconds": seconds})
 
 
 def reading_bar(path: str, description: str, quiet: bool):
@@ -163,9 +172,14 @@ def supervision_of(cfg: CaConfig, vocabulary: Vocabulary):
     return supervision_matrix(pairs, len(vocabulary.words), cfg.supervision_weight)
 
 
+def benchmark_path(name: str, data_dir: str) -> str:
+    """The file of a benchmark: ``name`` if it exists, else its file (or ``name``) in ``data_dir``."""
+    return name if os.path.exists(name) else os.path.join(data_dir, BENCHMARKS.get(name, name))
+
+
 def read_benchmark(name: str, data_dir: str) -> list[tuple[str, str, float]]:
     """``w1 w2 score`` lines (whitespace-separated; '#' comments) from a named set or a path."""
-    path = name if os.path.exists(name) else os.path.join(data_dir, BENCHMARKS.get(name, name))
+    path = benchmark_path(name, data_dir)
     if not os.path.exists(path):
         raise InputError(f"benchmark {name!r} not found (known: {', '.join(BENCHMARKS)}; `make data-ca` fetches them "
                          f"into {data_dir}), or pass a file")
@@ -201,19 +215,21 @@ def eval_command(input_path, output, benchmark, data_dir, quiet, summary_path):
     """
     from .model import load_vectors, word_similarity
 
-    check_outputs(output, summary_path, inputs=[input_path, *benchmark.split(",")])
-    words, vectors = load_vectors(input_path)
-    require(len(words) > 0, f"{input_path}: no vectors")
-    results = {}
-    lines = ["benchmark\tspearman\tpairs\toov_ratio"]
-    for name in benchmark.split(","):
-        result = word_similarity(words, vectors, read_benchmark(name.strip(), data_dir))
-        results[name.strip()] = result
-        rho = "nan" if result["spearman"] is None else f"{result['spearman']:.3f}"
-        lines.append(f"{name.strip()}\t{rho}\t{result['pairs']}\t{result['oov_ratio']:.3f}")
-    with atomic_output(output) as out:
-        out.writelines(line + "\n" for line in lines)
-    write_summary(summary_path, {"command": "ca eval", "vectors": input_path, "results": results})
+    names = [name.strip() for name in benchmark.split(",")]
+    guard = check_outputs(output, summary_path, inputs=[input_path, *(benchmark_path(n, data_dir) for n in names)])
+    with guard:
+        words, vectors = load_vectors(input_path)
+        require(len(words) > 0, f"{input_path}: no vectors")
+        results = {}
+        lines = ["benchmark\tspearman\tpairs\toov_ratio"]
+        for name in benchmark.split(","):
+            result = word_similarity(words, vectors, read_benchmark(name.strip(), data_dir))
+            results[name.strip()] = result
+            rho = "nan" if result["spearman"] is None else f"{result['spearman']:.3f}"
+            lines.append(f"{name.strip()}\t{rho}\t{result['pairs']}\t{result['oov_ratio']:.3f}")
+        with atomic_output(output) as out:
+            out.writelines(line + "\n" for line in lines)
+        write_summary(summary_path, {"command": "ca eval", "vectors": input_path, "results": results})
 
 
 def read_table(path: str) -> tuple[list[str], list[str], np.ndarray]:
@@ -250,19 +266,20 @@ def plot_command(input_path, output, title, quiet, summary_path):
     """
     from .plot import FISHER, biplot, check_table, plot_format
 
-    check_outputs(output, summary_path, inputs=[input_path])
+    guard = check_outputs(output, summary_path, inputs=[input_path])
     plot_format(output)
-    if input_path == "fisher":
-        rows, columns, counts = FISHER["rows"], FISHER["columns"], np.array(FISHER["counts"], dtype=float)
-        title = title or "Fisher's data: eye (rows) and hair (columns) colour"
-    else:
-        rows, columns, counts = read_table(input_path)
-        try:
-            counts = check_table(rows, columns, counts)
-        except InputError as exc:
-            raise InputError(f"{input_path}: {exc}") from None
-    with atomic_output(output, binary=True) as out:
-        inertia = biplot(rows, columns, counts, output, out, title or os.path.basename(input_path))
-    click.echo("principal inertias: " + ", ".join(f"{v:.4f}" for v in inertia))
-    write_summary(summary_path, {"command": "ca plot", "input": input_path, "output": output,
-                                 "principal_inertias": [float(v) for v in inertia]})
+    with guard:
+        if input_path == "fisher":
+            rows, columns, counts = FISHER["rows"], FISHER["columns"], np.array(FISHER["counts"], dtype=float)
+            title = title or "Fisher's data: eye (rows) and hair (columns) colour"
+        else:
+            rows, columns, counts = read_table(input_path)
+            try:
+                counts = check_table(rows, columns, counts)
+            except InputError as exc:
+                raise InputError(f"{input_path}: {exc}") from None
+        with atomic_output(output, binary=True) as out:
+            inertia = biplot(rows, columns, counts, output, out, title or os.path.basename(input_path))
+        click.echo("principal inertias: " + ", ".join(f"{v:.4f}" for v in inertia))
+        write_summary(summary_path, {"command": "ca plot", "input": input_path, "output": output,
+                                     "principal_inertias": [float(v) for v in inertia]})

@@ -42,7 +42,8 @@ Examples:
   kcooc nsk train -c configs/nsk-brown.yaml -i train.jsonl -o model.npz
   kcooc nsk classify -m model.npz -i test.jsonl -o pred.tsv --metrics m.json
 
-Exit codes: 0 success, 1 runtime failure, 2 bad usage or input, 75 output locked by another run.
+Exit codes: 0 success, 1 runtime failure, 2 bad usage or input, 75 output locked by another run,
+130 SIGINT, 143 SIGTERM (the run removes its temporaries; the previous outputs stay).
 `kcooc CMD --help` for more.
 """
 
@@ -81,7 +82,7 @@ class KcoocGroup(click.Group):
         except click.ClickException as exc:
             fail(exc.format_message(), exc.exit_code)
         except click.Abort:
-            fail("interrupted", 130)
+            fail("interrupted (SIGINT)", 130)
         if not standalone_mode:
             return result
         sys.exit(result if isinstance(result, int) else 0)
@@ -94,4 +95,9 @@ def cli():
 
 
 def main() -> None:
+    from . import runtime
+
+    # A run stopped by a signal exits at once after its cleanup: a thread blocked reading stdin would
+    # otherwise hold the stream's lock at interpreter shutdown (a fatal error, exit code 134).
+    runtime.EXIT_AT_ONCE["enabled"] = True
     cli()

@@ -54,7 +54,8 @@ def aligned_options(command: Callable) -> Callable:
     decorators = [
         click.option("--src-input", default=None,
                      help="Source side as its own file, one sentence a line (with --tgt-input, instead of -i; "
-                          ".gz/.bz2/.xz/.zst); a tab inside a sentence is refused."),
+                          ".gz/.bz2/.xz/.zst; a FIFO is copied once); a tab inside a sentence, or a line longer "
+                          "than input.max_line_bytes, is refused."),
         click.option("--tgt-input", default=None, help="Target side, aligned line by line with --src-input."),
         click.option("--src-output", default=None,
                      help="Kept pairs' source side, one a line (with --tgt-output; two-file input only)."),

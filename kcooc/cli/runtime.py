@@ -10,7 +10,9 @@ import functools
 import json
 import logging
 import os
+import signal
 import sys
+import threading
 import traceback
 from typing import Any, Callable, Iterator, NoReturn
 
@@ -18,8 +20,9 @@ import click
 from tqdm import tqdm
 
 from .. import config as config_module
-from ..errors import InputError, KcoocError
+from ..errors import InputError, KcoocError, Terminated
 from ..io.outputs import atomic_output
+from ..io.outputs import check_directory as check_directory  # the commands import it from here
 from .options import option_of
 
 
@@ -52,20 +55,31 @@ def with_option(exc: KcoocError) -> str:
 
 
 def guarded(command: Callable) -> Callable:
-    """Turn kcooc errors into one-line messages and exit codes (2: bad input/usage, 1: runtime)."""
+    """Turn kcooc errors into one-line messages and exit codes (2: bad input/usage, 1: runtime; SIGINT
+    130, SIGTERM 143, after the run's cleanup: see :func:`signals_unwind`)."""
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
         try:
-            return command(*args, **kwargs)
+            with signals_unwind():
+                return command(*args, **kwargs)
         except KcoocError as exc:
             fail(with_option(exc), exc.exit_code)
         except BrokenPipeError:  # e.g. `kcooc phsic score ... | head`
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(0)
-        except KeyboardInterrupt:
-            click.echo("kcooc: interrupted", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as exc:  # the run has unwound: its temporaries, lock and workers are gone
+            terminated = isinstance(exc, Terminated)
+            code = 143 if terminated else 130
+            if EXIT_AT_ONCE["enabled"]:  # a reading thread may hold stdin's lock: no interpreter shutdown
+                with contextlib.suppress(SystemExit):
+                    fail("terminated (SIGTERM)" if terminated else "interrupted (SIGINT)", code)
+                logging.shutdown()
+                for stream in (sys.stdout, sys.stderr):
+                    with contextlib.suppress(Exception):
+                        stream.flush()
+                os._exit(code)
+            fail("terminated (SIGTERM)" if terminated else "interrupted (SIGINT)", code)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
         except Exception as exc:  # noqa: BLE001 - the contract is "never a traceback" (unless asked: -v)
@@ -76,6 +90,34 @@ def guarded(command: Callable) -> Callable:
             fail(f"{type(exc).__name__}: {exc} (-v or KCOOC_DEBUG=1 for a traceback)", 1)
 
     return wrapper
+
+
+EXIT_AT_ONCE = {"enabled": False}  # set by the real entry point (kcooc, python -m kcooc), never in-process
+
+
+@contextlib.contextmanager
+def signals_unwind() -> Iterator[None]:
+    """SIGTERM and SIGINT raise in the main thread (:class:`Terminated`, KeyboardInterrupt) for the
+    block, so that the run unwinds: its temporaries, scratch directories and lock are removed, its
+    worker processes stopped, its previous outputs left as they were. A second signal during that
+    cleanup ends the process at once (the next run removes what is left)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def unwind(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    saved = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    for signum in saved:
+        signal.signal(signum, unwind)
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
 
 
 LOG = logging.getLogger("kcooc")
@@ -194,16 +236,3 @@ def write_summary(path: str | None, summary: dict[str, Any]) -> None:
 def require(condition: bool, message: str) -> None:
     if not condition:
         raise InputError(message)
-
-
-def check_directory(path: str | None, option: str, may_be_new: bool = False) -> None:
-    """Fail before any work unless ``path`` (a work/cache/spool directory) is a directory.
-
-    With ``may_be_new`` a missing directory whose parent exists is accepted (the command makes it).
-    """
-    if path is None or os.path.isdir(path):
-        return
-    if os.path.exists(path):
-        raise InputError(f"{option} {path}: not a directory")
-    if not may_be_new or not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-        raise InputError(f"{option} {path}: no such directory")

@@ -50,12 +50,19 @@ class Engine(abc.ABC):
     def __enter__(self) -> "Engine":
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, exc_type, *exc) -> None:
+        if exc_type is None:
+            self.close()
+        else:  # a failed or stopped run (SIGTERM, SIGINT): do not wait for tasks whose results nobody reads
+            self.abort()
 
     def close(self) -> None:
         """Release the workers; engines that hold none keep this no-op."""
         return None
+
+    def abort(self) -> None:
+        """Stop at once: running tasks are killed, not awaited."""
+        self.close()
 
     @abc.abstractmethod
     def map(self, task: Callable, context: Any, items: Iterable) -> Iterator:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any, Callable
 
@@ -12,6 +13,18 @@ from .base import Engine, ordered, run_prepared, runtime_of
 def run_task(task: Callable, token: str, context: Any, item: Any) -> Any:
     """In a worker: ``context`` is the broadcast copy, prepared the first time this process sees ``token``."""
     return run_prepared(task, runtime_of(token, lambda: context), item)
+
+
+CONNECT_SECONDS = 10  # how long an unreachable scheduler is tried before the run fails
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})/?$")
+
+
+def check_address(address: str) -> None:
+    """Fail (InputError) unless ``address`` is a scheduler address: ``[tcp|tls|ws|wss|ucx://]host:port``."""
+    match = _ADDRESS.match(address or "")
+    if not match or not 0 < int(match.group(1)) < 65536:
+        raise InputError(f"{address!r} is not a Dask scheduler address; expected [tcp://]HOST:PORT "
+                         "(e.g. tcp://10.0.0.5:8786)", key="scheduler")
 
 
 class DaskEngine(Engine):
@@ -25,14 +38,17 @@ class DaskEngine(Engine):
     shares_local_disk = False  # workers may run on other machines
 
     def __init__(self, address: str):
+        check_address(address)
         try:
             from distributed import Client
         except ImportError:
             raise InputError("the Dask engine needs the distributed package: pip install 'kcooc[dask]'") from None
         try:
-            self.client = Client(address, set_as_default=False, timeout="20s")
-        except (OSError, TimeoutError) as exc:
-            raise KcoocError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+            self.client = Client(address, set_as_default=False, timeout=f"{CONNECT_SECONDS}s")
+        except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError, and whatever a transport raises
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise KcoocError(f"cannot reach the Dask scheduler at {address} within {CONNECT_SECONDS} s: "
+                             f"{reason[:200]}") from None
         self.address = address
         self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
 

@@ -37,6 +37,7 @@ def _start_worker(parent: int) -> None:
     """
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = "1"
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent stops us
     reuse_freed_memory()
     _die_with_parent(parent)
 
@@ -107,6 +108,17 @@ class ProcessEngine(Engine):
     def close(self):
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def abort(self):
+        """Kill the workers (SIGKILL: a task in compiled code would not see a gentler signal) and reap them."""
+        if self.pool is not None:
+            workers = list((self.pool._processes or {}).values())  # no public accessor; stable since 3.8
+            for worker in workers:
+                with contextlib.suppress(OSError):
+                    worker.kill()
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            for worker in workers:
+                worker.join(5)
 
     def describe(self):
         return {"engine": self.name, "jobs": self.jobs}

@@ -20,9 +20,10 @@ from ..cli.options import (
     sigma_option,
     work_dir_option,
 )
-from ..cli.runtime import check_directory, guarded, load_config, progress, require, run_options, write_summary
+from ..cli.runtime import guarded, load_config, progress, require, run_options, write_summary
 from ..config import NULL
 from ..engine import make_engine
+from ..engine.dask import check_address
 from ..io.outputs import check_outputs
 from ..io.readers import AlignedFiles, display_name, rereadable_input
 from ..timing import Timer
@@ -121,16 +122,21 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
     }, print_config)
     guard = check_outputs(*([output] if output else []), src_output, tgt_output, scores_path, annotated_path,
                           save_model_path, summary_path, report_path,
-                          inputs=[*([src_input, tgt_input] if aligned else [input_path]), model_path, config_path])
+                          inputs=[*([src_input, tgt_input] if aligned else [input_path]), model_path, config_path],
+                          directories=[("--work-dir", work_dir, False)])
     require(not (model_path and save_model_path),
             "--model scores with an existing model; --save-model saves a learned one")
     require(engine != "dask" or scheduler, "--engine dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
-    check_directory(work_dir, "--work-dir")
+    if engine == "dask":
+        check_address(scheduler)
     timer = Timer()
     with contextlib.ExitStack() as stack:
-        stack.enter_context(guard.locked())
+        stack.enter_context(guard)
         work = Workspace(stack.enter_context(guard.scratch("filter", work_dir)))
-        input_file = rereadable_input(input_path, work.path)
+        # read twice (screen, score): a FIFO or stdin is copied once (so is a FIFO given as --src-input or
+        # --tgt-input); a line over the limit stops the copy
+        input_file = rereadable_input(input_path, work.path, max_tail=cfg.input.max_line_bytes,
+                                      skip_long=cfg.input.on_error == "skip")
         run_engine = stack.enter_context(make_engine(engine, jobs, scheduler, work.path))
         bar = stack.enter_context(progress(quiet, unit="lines"))
         job = FilterJob(cfg, input_file, run_engine, work, progress=lambda name: _pass_bar(bar, name))

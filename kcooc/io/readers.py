@@ -13,9 +13,10 @@ import io
 import lzma
 import os
 import shutil
+import stat
 import sys
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import BinaryIO, Callable, Iterator
 
 import numpy as np
@@ -26,6 +27,28 @@ from ..extras import import_optional
 _DECOMPRESSION_ERRORS = (EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile, OSError)
 COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
 _MAGIC_BYTES = 10  # the longest signature below (bzip2's)
+MAX_LINE_BYTES = 1 << 20
+"""The longest line (or, in a corpus read in blocks, the longest run of bytes without whitespace) the
+readers of files other than TSV accept (benchmarks, JSON lines, ks objects, corpora, tables): 1 MiB, or
+the environment's ``KCOOC_MAX_LINE_BYTES``. TSV inputs have their config's ``input.max_line_bytes``."""
+
+
+def max_line_bytes() -> int:
+    """:data:`MAX_LINE_BYTES`, or ``KCOOC_MAX_LINE_BYTES`` when the environment sets it (1 to 2^30)."""
+    value = os.environ.get("KCOOC_MAX_LINE_BYTES")
+    if value is None:
+        return MAX_LINE_BYTES
+    if not value.strip().isdigit() or not 1 <= int(value) <= 1 << 30:
+        raise InputError(f"KCOOC_MAX_LINE_BYTES={value!r}: expected a number of bytes in [1, 2^30]")
+    return int(value)
+
+
+SKIP_LIMIT = 64  # on_error skip: a line is skipped if it ends within 64 times the limit; beyond, the run stops
+
+
+def line_too_long(path: str | AlignedFiles, line: int, limit: int) -> InputError:
+    return InputError(f"{display_name(path)}:{line}: line longer than {limit:,} bytes (the limit: "
+                      "input.max_line_bytes for TSV, KCOOC_MAX_LINE_BYTES for other files)")
 
 
 @dataclass(frozen=True)
@@ -37,6 +60,8 @@ class AlignedFiles:
 
     src: str
     tgt: str
+    max_line_bytes: int | None = field(default=None, compare=False)  # a side's longest line; None: max_line_bytes()
+    skip_long: bool = field(default=False, compare=False)  # on_error skip: a longer line is cut for the reader to skip
 
     def __str__(self) -> str:
         return f"{self.src} + {self.tgt}"
@@ -90,8 +115,12 @@ def open_input(path: str | AlignedFiles) -> BinaryIO:
     except OSError as exc:
         raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from None
     if suffix is None:
-        suffix = compression_of(_read(stream, path, 1, _MAGIC_BYTES, exact=True))
-        stream.seek(0)
+        head = _read(stream, path, 1, _MAGIC_BYTES, exact=True)
+        suffix = compression_of(head)
+        if stream.seekable():
+            stream.seek(0)
+        else:  # a FIFO, a process substitution: the sniffed bytes are read again in front of the rest
+            stream = io.BufferedReader(_Prefixed(head, stream, owned=True), 1 << 16)
     return _decompressing(suffix, stream, path)
 
 
@@ -139,10 +168,15 @@ class _Closing(io.BufferedIOBase):
 
 class _Prefixed(io.RawIOBase):
     """``head`` (bytes already read to sniff the format), then the rest of ``stream``; closing it
-    leaves ``stream`` (stdin) open."""
+    leaves ``stream`` (stdin) open unless it is ``owned`` (a FIFO opened for it)."""
 
-    def __init__(self, head: bytes, stream: BinaryIO):
-        self.head, self.stream = head, stream
+    def __init__(self, head: bytes, stream: BinaryIO, owned: bool = False):
+        self.head, self.stream, self.owned = head, stream, owned
+
+    def close(self) -> None:
+        if not self.closed and self.owned:
+            self.stream.close()
+        super().close()
 
     def readable(self) -> bool:
         return True
@@ -164,9 +198,10 @@ class _AlignedStream(io.RawIOBase):
     block_bytes = 1 << 20
 
     def __init__(self, files: AlignedFiles):
-        self.files = files
+        self.files, self.limit = files, files.max_line_bytes or max_line_bytes()
         self.streams = [open_input(files.src), open_input(files.tgt)]
         self.tails, self.ended, self.lines, self.pending = [b"", b""], [False, False], 0, b""
+        self.dropping, self.dropped = [False, False], [0, 0]
 
     def readable(self) -> bool:
         return True
@@ -176,14 +211,37 @@ class _AlignedStream(io.RawIOBase):
         path = (self.files.src, self.files.tgt)[side]
         while not self.ended[side] and b"\n" not in self.tails[side]:
             data = _read(self.streams[side], path, self.lines + 1, self.block_bytes)
+            if data and self.dropping[side]:  # the rest of a line cut at the limit
+                end = data.find(b"\n")
+                if end < 0:
+                    self.dropped[side] += len(data)
+                    if self.dropped[side] > SKIP_LIMIT * self.limit:
+                        raise line_too_long(path, self.lines + 1, SKIP_LIMIT * self.limit)
+                    continue
+                data, self.dropping[side], self.dropped[side] = data[end:], False, 0
             if not data:
                 self.ended[side] = True
                 if self.tails[side]:  # the last line, without its newline
                     self.tails[side] += b"\n"
             self.tails[side] += data
+            self._bound(side, path)
         cut = self.tails[side].rfind(b"\n") + 1
         lines, self.tails[side] = self.tails[side][:cut].split(b"\n")[:-1], self.tails[side][cut:]
         return lines
+
+    def _bound(self, side: int, path: str) -> None:
+        """The line being read of one side (line ``lines + 1``: every line before it is taken) is at most
+        ``limit`` bytes: a longer one (``/dev/zero``) is an InputError naming the file, or with
+        ``skip_long`` its first ``limit + 1`` bytes are kept (the reader skips the pair as too long)
+        and the rest is dropped up to its newline (an InputError after ``SKIP_LIMIT`` times the limit)."""
+        tail = self.tails[side]
+        end = tail.find(b"\n")
+        if (end if end >= 0 else len(tail)) <= self.limit:
+            return
+        if not self.files.skip_long:
+            raise line_too_long(path, self.lines + 1, self.limit)
+        self.tails[side] = tail[: self.limit + 1] + (tail[end:] if end >= 0 else b"")
+        self.dropping[side] = end < 0
 
     def readinto(self, buffer) -> int:
         while not self.pending:
@@ -204,6 +262,9 @@ class _AlignedStream(io.RawIOBase):
                     line = self.lines + 1 + next(i for i, text in enumerate(lines) if b"\t" in text)
                     raise InputError(f"{name}:{line}: a tab inside a sentence; each file of two aligned files holds "
                                      "one sentence a line (a tab there is refused, not guessed at)")
+                if not self.files.skip_long and max(map(len, lines), default=0) > self.limit:  # skip: the reader skips
+                    raise line_too_long(name, self.lines + 1 + next(i for i, text in enumerate(lines)
+                                                                    if len(text) > self.limit), self.limit)
             self.lines += n
             self.pending = b"".join(a + b"\t" + b + b"\n" for a, b in zip(src, tgt))
         n = min(len(buffer), len(self.pending))
@@ -219,7 +280,12 @@ class _AlignedStream(io.RawIOBase):
 
 class _ZstdReader(io.RawIOBase):
     """A zstd stream (one frame or several, concatenated as ``zstd`` and ``cat`` make them),
-    decompressed; a stream that ends inside a frame is an EOFError, a corrupt one an OSError."""
+    decompressed; a stream that ends inside a frame is an EOFError, a corrupt one an OSError.
+
+    It decompresses ``read_bytes`` of input at a time: zstd's ratio is at most about 32,768 (a run of one
+    byte), so what waits for the readers' line limit stays under 128 MiB even for ``/dev/zero`` compressed."""
+
+    read_bytes = 1 << 12
 
     def __init__(self, stream: BinaryIO, zstandard):
         self.stream, self.zstandard = stream, zstandard
@@ -230,7 +296,7 @@ class _ZstdReader(io.RawIOBase):
 
     def readinto(self, buffer) -> int:
         while not self.pending:
-            data = self.stream.read(1 << 16)
+            data = self.stream.read(self.read_bytes)
             if not data:
                 if self.in_frame:
                     raise EOFError("zstd stream ended inside a frame (truncated file)")
@@ -273,25 +339,44 @@ def decode_utf8(data: bytes, path: str, first_line: int = 1) -> str:
 def _read(stream: BinaryIO, path: str, line: int, size: int = -1, *, whole_lines: bool = False,
           exact: bool = False) -> bytes:
     """One read of a (possibly compressed) stream; a corrupt or truncated archive names ``path:line``.
-    ``exact``: read until ``size`` bytes or the end (a pipe may return fewer at a time)."""
+    ``exact``: read until ``size`` bytes or the end (a pipe may return fewer at a time). ``whole_lines``:
+    one line of at most ``size`` bytes (a longer one is an InputError)."""
     try:
-        if whole_lines:
-            return stream.readline()
-        data = stream.read(size)
-        while exact and data and len(data) < size and (more := stream.read(size - len(data))):
-            data += more
-        return data
+        if not whole_lines:
+            data = stream.read(size)
+            while exact and data and len(data) < size and (more := stream.read(size - len(data))):
+                data += more
+            return data
+        raw = stream.readline(size + 1 if size > 0 else -1)
     except _DECOMPRESSION_ERRORS as exc:
         raise InputError(f"{display_name(path)}:{line}: truncated or corrupt input ({exc})") from None
+    if size > 0 and len(raw) > size and not (len(raw) == size + 1 and raw.endswith(b"\n")):
+        raise line_too_long(path, line, size)
+    return raw
+
+
+def read_line(stream: BinaryIO, path: str, line: int, limit: int) -> bytes:
+    """Line ``line`` of ``stream`` (b"" at the end), at most ``limit`` bytes: a longer one is an InputError."""
+    return _read(stream, path, line, limit, whole_lines=True)
+
+
+def raw_lines(stream: BinaryIO, path: str, limit: int | None = None) -> Iterator[bytes]:
+    """The lines of an open binary stream, newline included, each at most ``limit`` bytes
+    (default :func:`max_line_bytes`): a longer one (``/dev/zero``, a file without newlines) is an
+    InputError naming ``path:line`` once the limit is passed, never a hang or a MemoryError."""
+    limit = limit or max_line_bytes()
+    lineno = 0
+    while raw := _read(stream, path, lineno + 1, limit, whole_lines=True):
+        lineno += 1
+        yield raw
 
 
 def text_lines(path: str) -> Iterator[tuple[int, str]]:
-    """(line number, text without the newline) of a text file, ``-`` or .gz/.bz2/.xz/.zst; errors name file:line."""
+    """(line number, text without the newline) of a text file, ``-`` or .gz/.bz2/.xz/.zst; errors name file:line
+    (a line over :func:`max_line_bytes` too)."""
     stream = open_input(path)
     try:
-        lineno = 0
-        while raw := _read(stream, path, lineno + 1, whole_lines=True):
-            lineno += 1
+        for lineno, raw in enumerate(raw_lines(stream, path), start=1):
             yield lineno, decode_utf8(raw, path, lineno).removesuffix("\n").removesuffix("\r")
     finally:
         stream.close()
@@ -310,10 +395,10 @@ def text_blocks(path: str, chunk_bytes: int, observe: Callable[[bytes], None] | 
     """A text file as decoded blocks of about ``chunk_bytes``, each cut after whitespace (no token is split).
 
     ``observe``, if given, is called with every block of bytes read (a digest's update, a progress bar).
-    Errors name file:line.
+    Errors name file:line; so does a run of more than :func:`max_line_bytes` bytes without whitespace
+    (``/dev/zero``), which no block could end.
     """
-    cut = lambda block: max(block.rfind(b" "), block.rfind(b"\n"), block.rfind(b"\t")) + 1  # noqa: E731
-    for line, block in _file_blocks(path, chunk_bytes, observe, cut):
+    for line, block in _file_blocks(path, chunk_bytes, observe, after_last_space, max_line_bytes()):
         if block.strip():
             yield decode_utf8(block, path, line)
 
@@ -381,40 +466,101 @@ def after_last_newline(block: bytes) -> int:
     return block.rfind(b"\n") + 1
 
 
+def after_last_space(block: bytes) -> int:
+    """Where a block of whole tokens ends: after its last space, tab or newline (0: it holds none)."""
+    return max(block.rfind(b" "), block.rfind(b"\n"), block.rfind(b"\t")) + 1
+
+
 def _file_blocks(path: str, chunk_bytes: int, observe: Callable[[bytes], None] | None,
-                 cut: Callable[[bytes], int]) -> Iterator[tuple[int, bytes]]:
+                 cut: Callable[[bytes], int], max_tail: int | None = None) -> Iterator[tuple[int, bytes]]:
     if chunk_bytes < 1:
         raise InputError(f"chunk size must be >= 1 byte, got {chunk_bytes}")
     stream = open_input(path)
     try:
-        yield from byte_blocks(stream, path, chunk_bytes, observe, cut)
+        yield from byte_blocks(stream, path, chunk_bytes, observe, cut, max_tail=max_tail)
     finally:
         stream.close()
 
 
 def byte_blocks(stream: BinaryIO, path: str, chunk_bytes: int, observe: Callable[[bytes], None] | None,
-                cut: Callable[[bytes], int], line: int = 1) -> Iterator[tuple[int, bytes]]:
+                cut: Callable[[bytes], int], line: int = 1, max_tail: int | None = None,
+                skip_long: bool = False) -> Iterator[tuple[int, bytes]]:
     """(first line number, bytes) of blocks of ``stream`` (from line ``line`` on) read ``chunk_bytes``
-    at a time, each ending where ``cut`` says (0: read on); the rest of the stream ends the last."""
-    tail = b""
+    at a time, each ending where ``cut`` says (0: read on); the rest of the stream ends the last.
+
+    ``max_tail``: the most bytes that may wait for a cut (a line, a token); more is an InputError
+    naming ``path:line`` (``/dev/zero`` ends the run instead of filling the memory), or with
+    ``skip_long`` the rest of that line is dropped (its first ``max_tail + 1`` bytes are kept, so
+    that the reader sees it is too long and skips it) and reading goes on after its newline; a line
+    that has not ended after ``SKIP_LIMIT`` times ``max_tail`` bytes is an InputError all the same
+    (an input without newlines is not a text file: skipping would read it for ever).
+    """
+    tail, dropping, dropped = b"", False, 0
     while block := _read(stream, path, line, chunk_bytes):
         if observe is not None:
             observe(block)
+        if dropping:
+            end = block.find(b"\n")
+            if end < 0:
+                dropped += len(block)
+                if dropped > SKIP_LIMIT * max_tail:
+                    raise line_too_long(path, line, SKIP_LIMIT * max_tail)
+                continue
+            block, dropping, dropped = block[end:], False, 0
         block = tail + block
         end = cut(block)
         block, tail = block[:end], block[end:]
         if block:
             yield line, block
             line += block.count(b"\n")
+        if max_tail is not None and len(tail) > max_tail:
+            if not skip_long:
+                raise line_too_long(path, line, max_tail)
+            tail, dropping = tail[:max_tail + 1], True
     if tail:
         yield line, tail
 
 
-def rereadable_input(path: str | AlignedFiles, directory: str) -> str | AlignedFiles:
-    """A path that can be read more than once: stdin (``-``) is first copied into ``directory``."""
+def rereadable_input(path: str | AlignedFiles, directory: str, cut: Callable[[bytes], int] = after_last_newline,
+                     max_tail: int | None = None, skip_long: bool = False) -> str | AlignedFiles:
+    """A path that can be read more than once: stdin (``-``) and any input that is not a regular file
+    (a FIFO, a process substitution, a character device) is first copied once into ``directory`` (under
+    its own name, so that a .gz suffix still decompresses; a compressed stream without one is found by its
+    magic bytes when the copy is read). ``cut``, ``max_tail`` and ``skip_long`` as in :func:`byte_blocks`:
+    an uncompressed input is copied as the reader will cut it, so that a line over the limit
+    (``/dev/zero``) stops the copy instead of filling the disk. :class:`AlignedFiles`: each of the two
+    files so (a FIFO given as ``--src-input`` is copied once too), read with the limit ``max_tail``."""
+    if isinstance(path, AlignedFiles):
+        return replace(path, src=_rereadable(path.src, directory, "src-", cut, max_tail, skip_long),
+                       tgt=_rereadable(path.tgt, directory, "tgt-", cut, max_tail, skip_long),
+                       max_line_bytes=max_tail, skip_long=skip_long)
+    return _rereadable(path, directory, "input-", cut, max_tail, skip_long)
+
+
+def _rereadable(path: str, directory: str, prefix: str, cut: Callable[[bytes], int], max_tail: int | None,
+                skip_long: bool) -> str:
     if path != "-":
-        return path
-    copy_path = os.path.join(directory, "stdin")
-    with open(copy_path, "wb") as copy:
-        shutil.copyfileobj(sys.stdin.buffer, copy, 1 << 20)
+        try:
+            if stat.S_ISREG(os.stat(path).st_mode):
+                return path
+        except OSError:
+            return path  # the reader names the missing file
+    name = "stdin" if path == "-" else prefix + os.path.basename(path)
+    copy_path = os.path.join(directory, name)
+    try:
+        source = sys.stdin.buffer if path == "-" else open(path, "rb")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from None
+    try:
+        head = _read(source, path, 1, _MAGIC_BYTES, exact=True)
+        stream = io.BufferedReader(_Prefixed(head, source), 1 << 16)  # closing it leaves source open
+        with open(copy_path, "wb") as copy:
+            if name.endswith(COMPRESSED_SUFFIXES) or compression_of(head) is not None:
+                shutil.copyfileobj(stream, copy, 1 << 20)  # the limit applies when the copy is read
+            else:
+                for _, block in byte_blocks(stream, path, 1 << 20, None, cut, max_tail=max_tail, skip_long=skip_long):
+                    copy.write(block)
+    finally:
+        if source is not sys.stdin.buffer:
+            source.close()
     return copy_path

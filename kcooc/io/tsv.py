@@ -14,7 +14,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..errors import InputError
-from .readers import after_last_newline, bad_utf8_location, byte_blocks, display_name, open_input
+from .readers import after_last_newline, bad_utf8_location, byte_blocks, display_name, open_input, read_line
 
 
 def resolve_columns(specs: Sequence[int | str], header: Sequence[str] | None, path: str) -> list[int]:
@@ -104,8 +104,8 @@ class TsvReader:
     # -- reading -----------------------------------------------------------------------------
     def _chunks(self) -> Iterator[bytes]:
         """The rest of the input in chunks of whole lines (about ``chunk_bytes``)."""
-        for _, data in byte_blocks(self._stream, self.path, self.chunk_bytes, None, after_last_newline,
-                                    self._lineno + 1):
+        for _, data in byte_blocks(self._stream, self.path, self.chunk_bytes, self.sha256.update, after_last_newline,
+                                    self._lineno + 1, max_tail=self.max_line_bytes, skip_long=self.on_error == "skip"):
             yield data
 
     def _malformed(self, lineno: int, reason: str, message: str) -> None:
@@ -159,7 +159,6 @@ class TsvReader:
 
     def _parse(self, data: bytes) -> tuple[list[str], list[list[str]], np.ndarray]:
         """The well-formed lines of a chunk and their selected columns; malformed lines fail or are skipped."""
-        self.sha256.update(data)
         first = self._lineno + 1
         count = data.count(b"\n") + (not data.endswith(b"\n"))
         self._lineno += count
@@ -189,7 +188,7 @@ class TsvReader:
 
     def _read_header_and_resolve(self) -> list[int]:
         if self.header:
-            raw = self._stream.readline()
+            raw = read_line(self._stream, self.path, 1, self.max_line_bytes)
             if raw:
                 self.sha256.update(raw)
                 self._lineno = self.stats.lines = 1

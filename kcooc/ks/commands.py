@@ -120,43 +120,48 @@ def align_command(config_path, print_config, source, target, seeds_path, random_
     from .estimator import SEEDED, SWEEPS, UNSEEDED, KernelizedSorting
 
     cfg = load_config(KsConfig, config_path, {"method": method, "seed": seed}, print_config)
-    check_outputs(output, summary_path, inputs=[source, target, seeds_path, gold_path, config_path,
-                                                cfg.features.source_kernel, cfg.features.target_kernel])
+    guard = check_outputs(output, summary_path, inputs=[source, target, seeds_path, gold_path, config_path,
+                                                        cfg.features.source_kernel, cfg.features.target_kernel])
     timer = Timer()
-    source_ids, source_texts = read_objects(source)
-    target_ids, target_texts = read_objects(target)
-    require(len(source_ids) >= 2 and len(target_ids) >= 2,
-            f"need at least two objects on each side: {source} has {len(source_ids)}, {target} {len(target_ids)}")
-    gold = read_pairs(gold_path, source_ids, target_ids) if gold_path else None
-    seeds = read_pairs(seeds_path, source_ids, target_ids) if seeds_path else {}
-    if random_seeds:
-        require(gold is not None, "--random-seeds draws from --gold")
-        rng = np.random.default_rng(cfg.seed)
-        drawn = rng.choice(sorted(gold), size=min(random_seeds, len(gold)), replace=False)
-        seeds.update({int(s): gold[int(s)] for s in drawn})
-    require(cfg.method not in SEEDED or seeds, f"method {cfg.method} needs seed alignments (--seeds or --random-seeds)")
-    require(cfg.method not in UNSEEDED or not seeds, f"method {cfg.method} does not use seed alignments; use s-u, s-z, "
-            "mcca or convex with --seeds/--random-seeds, or drop them")
-    K, L = kernels(cfg, source_texts, target_texts)
-    summary = {"command": "ks align", "method": cfg.method, "sources": len(source_ids), "targets": len(target_ids),
-               "seeds": len(seeds)}
-    sorter = KernelizedSorting(cfg.method, p_values=cfg.p_values(), delta=cfg.delta, max_iter=cfg.max_iter,
-                               step=cfg.ks_step, convex_iter=cfg.convex_iter, mcca_dims=cfg.mcca_dims,
-                               mcca_reg=cfg.mcca_reg)
-    with make_engine("local", jobs) if cfg.method in SWEEPS else contextlib.nullcontext() as engine:
-        trace = sorter.fit(K, L, seeds, engine).trace_
-    if sorter.p_ is not None:
-        summary.update(p=sorter.p_, objective_per_p=[[p, round(v, 6)] for p, v in sorter.objective_per_p_])
-    matched = np.flatnonzero(trace.match >= 0)
-    with atomic_output(output) as out:
-        out.writelines(f"{source_ids[i]}\t{target_ids[trace.match[i]]}\t{trace.confidence[i]:.6g}\n" for i in matched)
-    summary.update(matched=int(matched.size), objective=trace.objective, objective_history=trace.history,
-                   seconds=timer.seconds())
-    if gold is not None:
-        summary["recovered"] = sum(int(trace.match[s] == t) for s, t in gold.items())
-        summary["recovered_seeds"] = sum(int(gold.get(s) == t) for s, t in seeds.items())
-        summary["gold"] = len(gold)
-        summary.update(gold_versus_found(K, L, gold, trace.match))
-        LOG.info(f"recovered {summary['recovered']} of {len(gold)} gold pairs ({cfg.method}; "
-                 f"{summary['recovered_seeds']} of them were given as seeds)")
-    write_summary(summary_path, summary)
+    with guard:
+        source_ids, source_texts = read_objects(source)
+        target_ids, target_texts = read_objects(target)
+        require(len(source_ids) >= 2 and len(target_ids) >= 2,
+                f"need at least two objects on each side: {source} has {len(source_ids)}, {target} {len(target_ids)}")
+        gold = read_pairs(gold_path, source_ids, target_ids) if gold_path else None
+        seeds = read_pairs(seeds_path, source_ids, target_ids) if seeds_path else {}
+        if random_seeds:
+            require(gold is not None, "--random-seeds draws from --gold")
+            rng = np.random.default_rng(cfg.seed)
+            drawn = rng.choice(sorted(gold), size=min(random_seeds, len(gold)), replace=False)
+            seeds.update({int(s): gold[int(s)] for s in drawn})
+        require(cfg.method not in SEEDED or seeds,
+                f"method {cfg.method} needs seed alignments (--seeds or --random-seeds)")
+        require(cfg.method not in UNSEEDED or not seeds, f"method {cfg.method} does not use seed alignments; use s-u, "
+                "s-z, mcca or convex with --seeds/--random-seeds, or drop them")
+        K, L = kernels(cfg, source_texts, target_texts)
+        summary = {"command": "ks align", "method": cfg.method, "sources": len(source_ids), "targets": len(target_ids),
+                   "seeds": len(seeds)}
+        sorter = KernelizedSorting(cfg.method, p_values=cfg.p_values(), delta=cfg.delta, max_iter=cfg.max_iter,
+                                   step=cfg.ks_step, convex_iter=cfg.convex_iter, mcca_dims=cfg.mcca_dims,
+                                   mcca_reg=cfg.mcca_reg)
+        with contextlib.ExitStack() as stack:  # the p sweep's processes keep their files in the run's scratch
+            engine = (stack.enter_context(make_engine("local", jobs, work_dir=stack.enter_context(guard.scratch("ks"))))
+                      if cfg.method in SWEEPS else None)
+            trace = sorter.fit(K, L, seeds, engine).trace_
+        if sorter.p_ is not None:
+            summary.update(p=sorter.p_, objective_per_p=[[p, round(v, 6)] for p, v in sorter.objective_per_p_])
+        matched = np.flatnonzero(trace.match >= 0)
+        with atomic_output(output) as out:
+            out.writelines(f"{source_ids[i]}\t{target_ids[trace.match[i]]}\t{trace.confidence[i]:.6g}\n"
+                           for i in matched)
+        summary.update(matched=int(matched.size), objective=trace.objective, objective_history=trace.history,
+                       seconds=timer.seconds())
+        if gold is not None:
+            summary["recovered"] = sum(int(trace.match[s] == t) for s, t in gold.items())
+            summary["recovered_seeds"] = sum(int(gold.get(s) == t) for s, t in seeds.items())
+            summary["gold"] = len(gold)
+            summary.update(gold_versus_found(K, L, gold, trace.match))
+            LOG.info(f"recovered {summary['recovered']} of {len(gold)} gold pairs ({cfg.method}; "
+                     f"{summary['recovered_seeds']} of them were given as seeds)")
+        write_summary(summary_path, summary)

@@ -79,35 +79,38 @@ def train_command(config_path, print_config, input_path, output, hashing, no_lea
 
     cfg = load_config(NskConfig, config_path, {"hashing.method": hashing, "seed": seed,
                                                 "learn.enabled": False if no_learn else None}, print_config)
-    check_outputs(output, summary_path, inputs=[input_path, config_path])
-    use_threads(jobs)
-    timer = Timer()
-    edges, nodes = Labels(), Labels()
-    digest = hashlib.sha256()
-    data = read_structures(input_path, edges, nodes, cfg.kernel.kind, digest=digest)
-    learner = classifier(cfg, make_kernel(cfg, nodes), learn=cfg.learn.enabled)
-    to_learn = learner.labels_to_learn(data, len(edges))
-    with progress(quiet or not to_learn, unit="labels") as bar:
-        bar.unit_scale = False
-        bar.reset(total=cfg.learn.iterations * len(to_learn))
+    guard = check_outputs(output, summary_path, inputs=[input_path, config_path])
+    with guard:
+        use_threads(jobs)
+        timer = Timer()
+        edges, nodes = Labels(), Labels()
+        digest = hashlib.sha256()
+        data = read_structures(input_path, edges, nodes, cfg.kernel.kind, digest=digest)
+        learner = classifier(cfg, make_kernel(cfg, nodes), learn=cfg.learn.enabled)
+        to_learn = learner.labels_to_learn(data, len(edges))
+        with progress(quiet or not to_learn, unit="labels") as bar:
+            bar.unit_scale = False
+            bar.reset(total=cfg.learn.iterations * len(to_learn))
 
-        def on_label(label, loss_off, loss_on, value):
-            bar.set_postfix_str(edges.names[label], refresh=False)
-            bar.update()
-            LOG.info(f"{edges.names[label]}: loss with sigma 0 {loss_off:.4g}, with 1 {loss_on:.4g} -> sigma {value:g}")
+            def on_label(label, loss_off, loss_on, value):
+                bar.set_postfix_str(edges.names[label], refresh=False)
+                bar.update()
+                LOG.info(f"{edges.names[label]}: loss with sigma 0 {loss_off:.4g}, with 1 {loss_on:.4g} "
+                         f"-> sigma {value:g}")
 
-        learned = learner.fit(data, len(edges), on_label)
-    sigma, losses, evaluations = learned.sigma_, learned.losses_, learned.evaluations_
-    zeroed = [edges.names[e] for e in to_learn if sigma[e] == 0]
-    SavedModel(data, sigma, edges, nodes).save(
-        output, config=to_dict(cfg), learned_labels=[edges.names[e] for e in to_learn], zeroed_labels=zeroed,
-        data_sha256=digest.hexdigest())
-    LOG.info(f"{len(zeroed)} of {len(to_learn)} learned labels skipped (sigma = 0): {' '.join(zeroed)}")
-    write_summary(summary_path, {"command": "nsk train", "structures": len(data), "positives": int(data.labels.sum()),
-                                 "edge_labels": len(edges), "learned_labels": len(to_learn), "zeroed_labels": zeroed,
-                                 "losses": [[edges.names[e], l0, l1] for e, l0, l1 in losses],
-                                 "kernel_evaluations": evaluations, "seconds": timer.seconds(),
-                                 "threads": numba.get_num_threads()})
+            learned = learner.fit(data, len(edges), on_label)
+        sigma, losses, evaluations = learned.sigma_, learned.losses_, learned.evaluations_
+        zeroed = [edges.names[e] for e in to_learn if sigma[e] == 0]
+        SavedModel(data, sigma, edges, nodes).save(
+            output, config=to_dict(cfg), learned_labels=[edges.names[e] for e in to_learn], zeroed_labels=zeroed,
+            data_sha256=digest.hexdigest())
+        LOG.info(f"{len(zeroed)} of {len(to_learn)} learned labels skipped (sigma = 0): {' '.join(zeroed)}")
+        write_summary(summary_path, {"command": "nsk train", "structures": len(data),
+                                     "positives": int(data.labels.sum()), "edge_labels": len(edges),
+                                     "learned_labels": len(to_learn), "zeroed_labels": zeroed,
+                                     "losses": [[edges.names[e], l0, l1] for e, l0, l1 in losses],
+                                     "kernel_evaluations": evaluations, "seconds": timer.seconds(),
+                                     "threads": numba.get_num_threads()})
 
 
 @nsk.command("classify", old_options={"--k": "--neighbours"})
@@ -138,28 +141,29 @@ def classify_command(model_path, input_path, output, metrics_path, k, hashing, s
     from ..metrics import classification_scores
     from .model import load_nsk
 
-    check_outputs(output, metrics_path, summary_path, inputs=[model_path, input_path])
-    header, saved = load_nsk(model_path)
-    cfg = from_dict(NskConfig, header["config"])
-    cfg.k = k or cfg.k
-    cfg.hashing.method = hashing or cfg.hashing.method
-    cfg.seed = cfg.seed if seed is None else seed
-    use_threads(jobs)
-    timer = Timer()
-    edges, nodes, train = saved.edges, saved.nodes, saved.train
-    queries = read_structures(input_path, edges, nodes, header["structure_kind"], labels_required=False)
-    kernel = make_kernel(cfg, nodes, None if stationary else saved.sigma)
-    predictions, share = classifier(cfg, kernel, learn=False).fit(train).vote(queries)
-    with atomic_output(output) as out:
-        out.writelines(f"{p}\t{s:.4f}\n" for p, s in zip(predictions, share))
-    metrics = {"structures": len(queries), "k": cfg.k, "hashing": cfg.hashing.method, "stationary": stationary,
-               "kernel_evaluations": kernel.evaluations, "seconds": timer.seconds()}
-    if (queries.labels >= 0).all():
-        metrics.update(classification_scores(queries.labels, predictions))
-        LOG.info(f"F1 {metrics['f1']:.3f} (P {metrics['precision']:.3f}, R {metrics['recall']:.3f}); "
-                 f"{kernel.evaluations:,} kernel evaluations")
-    if metrics_path:
-        with atomic_output(metrics_path) as out:
-            out.write(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
-    write_summary(summary_path, {"command": "nsk classify", **metrics, "threads": numba.get_num_threads()})
+    guard = check_outputs(output, metrics_path, summary_path, inputs=[model_path, input_path])
+    with guard:
+        header, saved = load_nsk(model_path)
+        cfg = from_dict(NskConfig, header["config"])
+        cfg.k = k or cfg.k
+        cfg.hashing.method = hashing or cfg.hashing.method
+        cfg.seed = cfg.seed if seed is None else seed
+        use_threads(jobs)
+        timer = Timer()
+        edges, nodes, train = saved.edges, saved.nodes, saved.train
+        queries = read_structures(input_path, edges, nodes, header["structure_kind"], labels_required=False)
+        kernel = make_kernel(cfg, nodes, None if stationary else saved.sigma)
+        predictions, share = classifier(cfg, kernel, learn=False).fit(train).vote(queries)
+        with atomic_output(output) as out:
+            out.writelines(f"{p}\t{s:.4f}\n" for p, s in zip(predictions, share))
+        metrics = {"structures": len(queries), "k": cfg.k, "hashing": cfg.hashing.method, "stationary": stationary,
+                   "kernel_evaluations": kernel.evaluations, "seconds": timer.seconds()}
+        if (queries.labels >= 0).all():
+            metrics.update(classification_scores(queries.labels, predictions))
+            LOG.info(f"F1 {metrics['f1']:.3f} (P {metrics['precision']:.3f}, R {metrics['recall']:.3f}); "
+                     f"{kernel.evaluations:,} kernel evaluations")
+        if metrics_path:
+            with atomic_output(metrics_path) as out:
+                out.write(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
+        write_summary(summary_path, {"command": "nsk classify", **metrics, "threads": numba.get_num_threads()})
 

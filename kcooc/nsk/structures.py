@@ -18,7 +18,7 @@ import numpy as np
 
 from ..artifact import check_arrays
 from ..errors import InputError
-from ..io.readers import display_name, open_input
+from ..io.readers import display_name, open_input, raw_lines
 
 
 class Labels:
@@ -144,7 +144,7 @@ def read_structures(path: str, edges: Labels, nodes: Labels, kind: str | None = 
     with stream:
         lineno = 0
         try:
-            for raw in stream:
+            for raw in raw_lines(stream, path):  # a line over the limit (/dev/zero) names file:line
                 lineno += 1
                 if digest is not None:
                     digest.update(raw)

@@ -17,7 +17,7 @@ from ..cli.options import (
     sigma_option,
     work_dir_option,
 )
-from ..cli.runtime import LOG, check_directory, guarded, load_config, progress, require, run_options, write_summary
+from ..cli.runtime import LOG, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
 from ..io.outputs import atomic_output, check_outputs
 from ..io.readers import display_name
@@ -77,9 +77,9 @@ def train_command(config_path, print_config, input_path, output, x_vectors, y_ve
         "encoder.name": options.get("encoder"), "encoder.model": options.get("encoder_model"),
     }, print_config)
     require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
-    guard = check_outputs(output, summary_path, inputs=[input_path, x_vectors, y_vectors, config_path])
-    check_directory(work_dir, "--work-dir")
-    with guard.locked(), guard.scratch("phsic", work_dir) as scratch:
+    guard = check_outputs(output, summary_path, inputs=[input_path, x_vectors, y_vectors, config_path],
+                          directories=[("--work-dir", work_dir, False)])
+    with guard, guard.scratch("phsic", work_dir) as scratch:
         train_model(cfg, input_path, output, x_vectors, y_vectors, scratch, quiet, summary_path)
 
 
@@ -153,7 +153,7 @@ def score_command(model_path, input_path, output, score_only, candidates, encode
     cfg = load_config(PhsicConfig, None, {**_flatten(header["config"]), **input_overrides(options)})
     require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
     require(not (candidates and x_vectors and input_path == "-"), "--candidates needs the input TSV to group contexts")
-    with guard.locked():
+    with guard:
         score_pairs(header, model, cfg, input_path, output, score_only, candidates, encoder_model, x_vectors,
                     y_vectors, quiet, summary_path, model_path)
 
@@ -220,28 +220,30 @@ def merge_command(models, output, quiet, summary_path):
     """
     from .model import PHSIC, CrossMoments, load_phsic
 
-    check_outputs(output, summary_path, inputs=models)
-    first_header, first = load_phsic(models[0])
-    first_arrays = first.state()[1]
-    moments = None
-    hashes = []
-    for path in models:
-        header, model = load_phsic(path) if path != models[0] else (first_header, first)
-        arrays = model.state()[1]
-        same = (header["encoders"] == first_header["encoders"]
-                and {k: v for k, v in header["model"].items() if k != "n"}
-                == {k: v for k, v in first_header["model"].items() if k != "n"}
-                and all(np.array_equal(arrays[k], first_arrays[k]) for k in arrays if k.endswith(("pivots", "lower"))))
-        require(same, f"{path}: encoder, kernel or pivots differ from {models[0]}; only shards of one setup merge")
-        shard = CrossMoments(header["model"]["n"], arrays["sum_x"], arrays["sum_y"], arrays["sum_xy"])
-        moments = shard if moments is None else moments.merge(shard)
-        hashes.append(str(header.get("data_sha256")))
-    merged = PHSIC.from_state({**first_header["model"], "n": moments.n},
-                              {**first_arrays, "sum_x": moments.sum_x, "sum_y": moments.sum_y,
-                               "sum_xy": moments.sum_xy})
-    kept = {k: v for k, v in first_header.items() if k not in ("kind", "format_version", "kcooc_version", "model")}
-    merged.save(output, **{**kept, "merged_from": list(models),
-                           "data_sha256": hashlib.sha256("".join(hashes).encode()).hexdigest()})
-    LOG.info(f"merged {len(models)} models: {moments.n:,} pairs")
-    write_summary(summary_path, {"command": "phsic merge", "models": list(models), "pairs": moments.n,
-                                 "output": output})
+    guard = check_outputs(output, summary_path, inputs=models)
+    with guard:
+        first_header, first = load_phsic(models[0])
+        first_arrays = first.state()[1]
+        moments = None
+        hashes = []
+        for path in models:
+            header, model = load_phsic(path) if path != models[0] else (first_header, first)
+            arrays = model.state()[1]
+            same = (header["encoders"] == first_header["encoders"]
+                    and {k: v for k, v in header["model"].items() if k != "n"}
+                    == {k: v for k, v in first_header["model"].items() if k != "n"}
+                    and all(np.array_equal(arrays[k], first_arrays[k])
+                            for k in arrays if k.endswith(("pivots", "lower"))))
+            require(same, f"{path}: encoder, kernel or pivots differ from {models[0]}; only shards of one setup merge")
+            shard = CrossMoments(header["model"]["n"], arrays["sum_x"], arrays["sum_y"], arrays["sum_xy"])
+            moments = shard if moments is None else moments.merge(shard)
+            hashes.append(str(header.get("data_sha256")))
+        merged = PHSIC.from_state({**first_header["model"], "n": moments.n},
+                                  {**first_arrays, "sum_x": moments.sum_x, "sum_y": moments.sum_y,
+                                   "sum_xy": moments.sum_xy})
+        kept = {k: v for k, v in first_header.items() if k not in ("kind", "format_version", "kcooc_version", "model")}
+        merged.save(output, **{**kept, "merged_from": list(models),
+                               "data_sha256": hashlib.sha256("".join(hashes).encode()).hexdigest()})
+        LOG.info(f"merged {len(models)} models: {moments.n:,} pairs")
+        write_summary(summary_path, {"command": "phsic merge", "models": list(models), "pairs": moments.n,
+                                     "output": output})

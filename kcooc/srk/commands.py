@@ -9,7 +9,7 @@ import click
 import numpy as np
 
 from ..cli.options import Bounded, KcoocGroupOfCommands, config_options, jobs_option, output_option, seed_option
-from ..cli.runtime import LOG, check_directory, guarded, load_config, progress, require, run_options, write_summary
+from ..cli.runtime import LOG, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
 from ..errors import InputError
 from ..io.outputs import atomic_output, check_outputs
@@ -106,39 +106,41 @@ def classify_command(config_path, print_config, train_path, test_path, output, m
     from .svm import fit, select_c
 
     cfg = load_config(SrkConfig, config_path, {"seed": seed, "input.header": header}, print_config)
-    check_outputs(output, metrics_path, summary_path, inputs=[train_path, test_path, config_path])
-    check_directory(cache_dir, "--cache-dir", may_be_new=True)
+    guard = check_outputs(output, metrics_path, summary_path, inputs=[train_path, test_path, config_path],
+                          directories=[("--cache-dir", cache_dir, True)])
     use_threads(jobs)
-    timer = Timer()
-    train = read_examples(train_path, cfg, labels_required=True)
-    test = read_examples(test_path, cfg, labels_required=False)
-    gram_train, gram_test, term_seconds = kernel_matrices(cfg, train, test, cache_dir, quiet)
-    gram_seconds = timer.seconds()
-    ranking = cfg.input.qid_col is not None
-    if fixed_c is None:
-        selection = select_c(gram_train, train.labels, train.groups, cfg.svm.c_grid, cfg.svm.folds, cfg.seed,
-                             cfg.svm.class_weight)
-        c, search = selection.c, {str(k): round(v, 6) for k, v in selection.scores.items()}
-    else:
-        c, search = fixed_c, {}
-    model = fit(gram_train, train.labels, c, cfg.svm.class_weight)
-    decision = model.decision_function(gram_test)
-    predictions = (decision > 0).astype(int)
-    with atomic_output(output) as out:
-        out.writelines(f"{p}\t{d:.6g}\n" for p, d in zip(predictions, decision))
-    metrics = {"C": c, "cv_objective": "mrr" if ranking else "f1", "cv_scores": search,
-               "train_pairs": len(train.pairs), "test_pairs": len(test.pairs)}
-    known = test.labels >= 0
-    if known.all():
-        metrics.update(classification_scores(test.labels, predictions))
-        if ranking:
-            metrics.update(grouped_ranking(test.groups, test.labels, decision))
-        shown = ", ".join(f"{k} {metrics[k]:.3f}" for k in (("map", "mrr") if ranking else ("accuracy", "f1")))
-        LOG.info(f"test: {shown} (C={c:g})")
-    if metrics_path:
-        with atomic_output(metrics_path) as out:
-            out.write(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
-    write_summary(summary_path, {"command": "srk classify", **metrics,
-                                 "truncated_sentences": train.truncated + test.truncated,
-                                 "seconds": timer.seconds(), "gram_seconds": gram_seconds, "term_seconds": term_seconds,
-                                 "threads": numba.get_num_threads(), "config": to_dict(cfg)})
+    with guard:
+        timer = Timer()
+        train = read_examples(train_path, cfg, labels_required=True)
+        test = read_examples(test_path, cfg, labels_required=False)
+        gram_train, gram_test, term_seconds = kernel_matrices(cfg, train, test, cache_dir, quiet)
+        gram_seconds = timer.seconds()
+        ranking = cfg.input.qid_col is not None
+        if fixed_c is None:
+            selection = select_c(gram_train, train.labels, train.groups, cfg.svm.c_grid, cfg.svm.folds, cfg.seed,
+                                 cfg.svm.class_weight)
+            c, search = selection.c, {str(k): round(v, 6) for k, v in selection.scores.items()}
+        else:
+            c, search = fixed_c, {}
+        model = fit(gram_train, train.labels, c, cfg.svm.class_weight)
+        decision = model.decision_function(gram_test)
+        predictions = (decision > 0).astype(int)
+        with atomic_output(output) as out:
+            out.writelines(f"{p}\t{d:.6g}\n" for p, d in zip(predictions, decision))
+        metrics = {"C": c, "cv_objective": "mrr" if ranking else "f1", "cv_scores": search,
+                   "train_pairs": len(train.pairs), "test_pairs": len(test.pairs)}
+        known = test.labels >= 0
+        if known.all():
+            metrics.update(classification_scores(test.labels, predictions))
+            if ranking:
+                metrics.update(grouped_ranking(test.groups, test.labels, decision))
+            shown = ", ".join(f"{k} {metrics[k]:.3f}" for k in (("map", "mrr") if ranking else ("accuracy", "f1")))
+            LOG.info(f"test: {shown} (C={c:g})")
+        if metrics_path:
+            with atomic_output(metrics_path) as out:
+                out.write(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
+        write_summary(summary_path, {"command": "srk classify", **metrics,
+                                     "truncated_sentences": train.truncated + test.truncated,
+                                     "seconds": timer.seconds(), "gram_seconds": gram_seconds,
+                                     "term_seconds": term_seconds,
+                                     "threads": numba.get_num_threads(), "config": to_dict(cfg)})

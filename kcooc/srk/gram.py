@@ -100,8 +100,8 @@ def raw_block(term, rows: np.ndarray, cols: np.ndarray, upper: bool, key: str, c
     out = np.zeros((len(term.names), rows.size, cols.size))
     for start in range(0, rows.size, tile_rows):
         stop = min(start + tile_rows, rows.size)
-        block = cache.load(key, start)
-        if block is None or block.shape != (len(term.names), stop - start, cols.size):
+        block = cache.load(key, start, (len(term.names), stop - start, cols.size))
+        if block is None:
             block = term.block(rows[start:stop], cols, upper)
             cache.save(key, start, block)
         out[:, start:stop] = block

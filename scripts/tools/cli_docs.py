@@ -39,7 +39,8 @@ Two inputs of the same standing are named by their role, with no `-i`: `srk clas
 `ks align --source/--target`. Further inputs and outputs are also named by role (`--gold`, `--seeds`,
 `--metrics`, `--scores`, `--annotated`, `--export-w2v`, `--save-model`). No long option is a single letter.
 Messages go through Python's `logging` (logger `kcooc`); errors are one line `kcooc CMD: error: ...` and
-set the exit code (0 success, 1 runtime failure, 2 bad usage or input, 75 output locked by another run).
+set the exit code (0 success, 1 runtime failure, 2 bad usage or input, 75 output locked by another run,
+130 SIGINT, 143 SIGTERM; a stopped run removes its temporaries and leaves the previous outputs).
 """  # noqa: E501 (markdown table rows)
 
 
