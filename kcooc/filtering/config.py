@@ -104,6 +104,7 @@ class LearnConfig:
     lexical_buckets: int = option(2048, "hashed word ids per side in the word-alignment (lexical translation) "
                                   "tables: (B + 1) x B per direction")
     fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency model")
+    word_buckets: int = option(1 << 19, "hashed words, and hashed word bigrams, per side in the word fluency model")
 
     def validate(self) -> None:
         if (self.sample < 10 or not 0 < self.validation < 1 or self.regularization <= 0 or not 0 < self.language_prior < 1
@@ -112,8 +113,8 @@ class LearnConfig:
                              "and learn.language_prior and learn.source_language_prior in (0, 1)")
         if not 0 <= self.doubtful_share < 1:
             raise InputError("learn.doubtful_share must be in [0, 1)")
-        if self.lexical_buckets < 1 or self.fluency_buckets < 1:
-            raise InputError("learn.lexical_buckets and learn.fluency_buckets must be >= 1")
+        if self.lexical_buckets < 1 or self.fluency_buckets < 1 or self.word_buckets < 2:
+            raise InputError("learn.lexical_buckets and learn.fluency_buckets must be >= 1, learn.word_buckets >= 2")
 
 
 @dataclasses.dataclass
