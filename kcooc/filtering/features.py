@@ -321,6 +321,7 @@ class CorpusModel:
     smoothing = 0.5
     alphabet = 256
     interpolation = 4.0
+    word_prior = 4.0  # words of no association (log ratio 0) every sentence is assumed to have besides its own
 
     def __init__(self, counts: CorpusCounts):
         a = self.smoothing
@@ -347,12 +348,14 @@ class CorpusModel:
         return np.where(count > 0, total / np.maximum(count, 1), np.log(1.0 / self.alphabet))
 
     def word_fluency(self, sentences: list[str], side: int) -> np.ndarray:
-        """Mean log p(w | v) over each sentence's words (that of an unseen word without any)."""
+        """Mean log p(w | v) / p(w) over each sentence's words and ``word_prior`` words of log ratio 0:
+        how much more likely each word is after the word before it than alone, which misordered or
+        garbled words are not; rare words, which clean technical text has plenty of, do not lower it as
+        they lower log p(w | v), and a sentence of one or two words, which says little, stays near 0."""
         previous, word, sentence = word_bigrams(sentences, self.word_buckets)
         b = self.interpolation
-        p = ((self.bigrams[side, bigram_ids(previous, word, self.word_buckets)] + b * self.unigram[side, word])
-             / (self.contexts[side, previous] + b))
+        unigram = self.unigram[side, word]
+        p = (self.bigrams[side, bigram_ids(previous, word, self.word_buckets)] + b * unigram) / (self.contexts[side, previous] + b)
         n = len(sentences)
-        total, count = np.bincount(sentence, np.log(p), minlength=n), np.bincount(sentence, minlength=n)
-        unseen = np.log(0.5 / (self.contexts[side, 1:].sum() + 0.5 * self.word_buckets))
-        return np.where(count > 0, total / np.maximum(count, 1), unseen)
+        total, count = np.bincount(sentence, np.log(p / unigram), minlength=n), np.bincount(sentence, minlength=n)
+        return total / (count + self.word_prior)
