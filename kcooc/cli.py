@@ -15,15 +15,19 @@ from .cliutils import fail
 # `kcooc CMD --help` costs one method's imports, not all six; tests/test_install.py checks that
 # each line here is the command's own short help.
 COMMANDS = {
-    "ca": ("kcooc.ca.commands", "ca", "Correspondence-analysis word vectors (Niitsuma), by a delayed sparse randomized SVD."),
+    "ca": ("kcooc.ca.commands", "ca",
+           "Correspondence-analysis word vectors (Niitsuma), by a delayed sparse randomized SVD."),
     "filter-parallel": ("kcooc.filtering.commands", "filter_parallel",
                         "Rank a parallel corpus by a pair-quality score learned on itself and keep the best pairs, "
                         "after hard rules and deduplication."),
     "ks": ("kcooc.ks.commands", "ks", "Kernelized sorting: match objects across two domains with no cross-domain "
            "similarity (Jagarlamudi et al., 2010)."),
-    "nsk": ("kcooc.nsk.commands", "nsk", "Nonstationary convolution kernels with k-NN on paths and trees (Garg et al., 2018)."),
-    "phsic": ("kcooc.phsic.commands", "phsic", "Pointwise HSIC co-occurrence scores of sentence pairs (Yokoi et al., 2018)."),
-    "srk": ("kcooc.srk.commands", "srk", "Type-enriched string rewriting kernels for sentence pairs (Gleize & Grau, 2015)."),
+    "nsk": ("kcooc.nsk.commands", "nsk",
+            "Nonstationary convolution kernels with k-NN on paths and trees (Garg et al., 2018)."),
+    "phsic": ("kcooc.phsic.commands", "phsic",
+              "Pointwise HSIC co-occurrence scores of sentence pairs (Yokoi et al., 2018)."),
+    "srk": ("kcooc.srk.commands", "srk",
+            "Type-enriched string rewriting kernels for sentence pairs (Gleize & Grau, 2015)."),
 }
 
 EPILOG = """\b
@@ -38,7 +42,8 @@ Examples:
   kcooc nsk train -c configs/nsk-brown.yaml -i train.jsonl -o model.npz
   kcooc nsk classify -m model.npz -i test.jsonl -o pred.tsv --metrics m.json
 
-Exit codes: 0 success, 1 runtime failure, 2 bad usage or input, 75 output locked by another run. `kcooc CMD --help` for more.
+Exit codes: 0 success, 1 runtime failure, 2 bad usage or input, 75 output locked by another run.
+`kcooc CMD --help` for more.
 """
 
 
@@ -59,7 +64,8 @@ class KcoocGroup(click.Group):
     def format_commands(self, ctx, formatter):
         """The command list from ``COMMANDS``, without importing any command."""
         limit = formatter.width - 6 - max(map(len, COMMANDS))
-        rows = [(name, click.utils.make_default_short_help(help, limit)) for name, (_, _, help) in sorted(COMMANDS.items())]
+        rows = [(name, click.utils.make_default_short_help(help, limit))
+                for name, (_, _, help) in sorted(COMMANDS.items())]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

@@ -13,8 +13,8 @@ import contextlib
 import functools
 import json
 import logging
-import math
 import os
+import re
 import sys
 import traceback
 from typing import Any, Callable, Iterable, Iterator, NoReturn
@@ -100,23 +100,27 @@ def input_options(command: Callable) -> Callable:
     return command
 
 
-SEED = click.IntRange(0, 2**32 - 1)  # what every seeded generator (numpy, numba) accepts
+class Bounded(click.ParamType):
+    """A number within a :class:`kcooc.config.Range` (the bounds config keys declare), for the options
+    that set no config key; NaN and infinities are refused."""
 
-
-class PositiveFloat(click.FloatRange):
-    """A finite number > 0 (click's FloatRange lets NaN through)."""
-
-    def __init__(self):
-        super().__init__(min=0, min_open=True)
+    def __init__(self, bounds: config_module.Range, number: type = int):
+        self.bounds, self.number = bounds, number
+        self.name = "integer" if number is int else "number"
 
     def convert(self, value, param, ctx):
-        number = super().convert(value, param, ctx)
-        if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number", param, ctx)
+        try:
+            number = value if isinstance(value, self.number) else self.number(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not {'an integer' if self.number is int else 'a number'}", param, ctx)
+        problem = self.bounds.problem(number)
+        if problem:
+            self.fail(problem, param, ctx)
         return number
 
 
-POSITIVE = PositiveFloat()
+SEED = Bounded(config_module.SEED)
+JOBS = config_module.Range(0, 1024)  # more processes or threads than this is never meant (and overflows semaphores)
 
 
 def seed_option(help: str = "Seed for every random choice [config: seed].") -> Callable:
@@ -135,14 +139,15 @@ def all_cores(ctx, param, value: int) -> int:
     return value or os.cpu_count() or 1
 
 
-JOBS_HELP = "CPU cores to use (0: all); the output is the same for any value (processes or threads: docs/cli.md)."
+JOBS_HELP = ("CPU cores to use (0: all; at most 1024); the output is the same for any value (processes or threads: "
+             "docs/cli.md).")
 
 
 def jobs_option(workers: str) -> Callable:
     """``-j/--jobs``, one meaning everywhere: how many cores; ``workers`` says how a command uses them
     ("processes" or "threads"), shown in docs/cli.md."""
     def decorator(command: Callable) -> Callable:
-        command = click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
+        command = click.option("--jobs", "-j", type=Bounded(JOBS), default=1, show_default=True,
                                callback=all_cores, help=JOBS_HELP)(command)
         command.__click_params__[-1].workers = workers
         return command
@@ -299,12 +304,24 @@ def input_overrides(kwargs: dict) -> dict[str, Any]:
 
 
 def load_config(cls: type, path: str | None, overrides: dict[str, Any], print_config: bool = False):
-    cfg = config_module.load(cls, path, overrides)
+    """The config of ``path`` with ``overrides``; a bad value an option set is reported under the option's name."""
+    cfg = config_module.load(cls, path, overrides, option_names=config_options_of())
     if print_config:
         click.echo(config_module.dump(cfg), nl=False)
         sys.exit(0)
     LOG.debug("config:\n%s", config_module.dump(cfg).rstrip())
     return cfg
+
+
+def config_options_of(ctx: click.Context | None = None) -> dict[str, str]:
+    """Dotted config key -> the running command's option that sets it (its help ends ``[config: KEY].``)."""
+    ctx = ctx or click.get_current_context(silent=True)
+    names = {}
+    for param in ctx.command.params if ctx else ():
+        match = re.search(r"\[(?:model )?config: ([\w.]+)\]", getattr(param, "help", None) or "")
+        if match:
+            names[match.group(1)] = max(param.opts, key=len)
+    return names
 
 
 def progress(quiet: bool, unit: str = "pairs") -> tqdm:

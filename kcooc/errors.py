@@ -1,9 +1,13 @@
 """kcooc's exceptions: library errors for Python callers, one-line messages and exit codes for the CLI.
 
 Bad input or a bad parameter raises :class:`InputError`, a :class:`ValueError`, so Python code can
-catch it as usual; the command line prints its message on one line and exits 2. Any other
-:class:`KcoocError` is a runtime failure (exit 1) and :class:`LockedError` a busy output (exit 75).
+catch it as usual; the command line prints its message on one line and exits 2. Using an estimator
+before fitting it raises :class:`NotFittedError`, an :class:`InputError` that is also an
+:class:`AttributeError` (as scikit-learn's). Any other :class:`KcoocError` is a runtime failure
+(exit 1) and :class:`LockedError` a busy output (exit 75).
 """
+
+from __future__ import annotations
 
 
 class KcoocError(Exception):
@@ -13,12 +17,50 @@ class KcoocError(Exception):
 
 
 class InputError(KcoocError, ValueError):
-    """Bad usage, input or parameter (file, column, config, model, argument value): exit code 2."""
+    """Bad usage, input or parameter (file, column, config, model, argument value): exit code 2.
+
+    The command line prints ``kcooc CMD: error: <message>`` on one line and exits 2; Python callers
+    catch it as the :class:`ValueError` it also is.
+
+    Examples
+    --------
+    >>> from kcooc import PHSIC, InputError
+    >>> try:
+    ...     PHSIC(rank=0)
+    ... except ValueError as error:
+    ...     print(type(error).__name__, error)
+    InputError rank must be >= 1, got 0
+    """
 
     exit_code = 2
+
+
+class NotFittedError(InputError, AttributeError):
+    """An estimator was used before it learned anything; the message names the method to call.
+
+    An :class:`InputError` (the command line exits 2), a :class:`ValueError` and an
+    :class:`AttributeError`, like scikit-learn's ``NotFittedError``, so ``except ValueError`` and
+    ``hasattr`` keep working.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kcooc import PHSIC, NotFittedError
+    >>> try:
+    ...     PHSIC().score(np.ones((2, 3)), np.ones((2, 3)))
+    ... except NotFittedError as error:
+    ...     print(error)
+    this PHSIC is not fitted yet: call fit first
+    """
 
 
 class LockedError(KcoocError):
     """Another run holds the lock on the same output: exit code 75 (EX_TEMPFAIL, "try again later")."""
 
     exit_code = 75
+
+
+def check_fitted(estimator: object, attribute: str, call: str = "fit") -> None:
+    """Raise :class:`NotFittedError` naming ``call`` unless ``estimator`` has ``attribute`` (not None)."""
+    if getattr(estimator, attribute, None) is None:
+        raise NotFittedError(f"this {type(estimator).__name__} is not fitted yet: call {call} first")

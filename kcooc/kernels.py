@@ -12,6 +12,7 @@ more than the ``d`` pivot rows.
 from __future__ import annotations
 
 import abc
+from typing import Callable
 
 import numpy as np
 from scipy.linalg import solve_triangular
@@ -177,7 +178,7 @@ def incomplete_cholesky(X, kernel: Kernel, rank: int, tol: float = 1e-6) -> tupl
     rank = min(rank, n)
     X = X.astype(np.float64, copy=False)
     A = np.zeros((n, rank), order="F")  # column j is written and A[:, :j] read as one block per step
-    residual = kernel.diag(X).astype(np.float64)
+    residual = _finite(lambda: kernel.diag(X).astype(np.float64), kernel)
     column_of = kernel.columns(X)
     pivots: list[int] = []
     for j in range(rank):
@@ -185,11 +186,22 @@ def incomplete_cholesky(X, kernel: Kernel, rank: int, tol: float = 1e-6) -> tupl
         if residual[p] <= tol:
             break
         pivots.append(p)
-        column = column_of(p)
+        column = _finite(lambda: column_of(p), kernel)
         A[:, j] = (column - A[:, :j] @ A[p, :j]) / np.sqrt(residual[p])
         residual -= A[:, j] ** 2
         residual[pivots] = 0.0
     return A[:, : len(pivots)], np.asarray(pivots, dtype=np.int64)
+
+
+def _finite(compute: Callable[[], np.ndarray], kernel: Kernel) -> np.ndarray:
+    """The values ``compute()`` gets from ``kernel``, or an InputError (not a warning) if they overflow
+    (a poly kernel of large gamma or degree)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        values = compute()
+    if not np.isfinite(values).all():
+        raise InputError(f"the {kernel.name} kernel {kernel.params()} overflows on these vectors (infinite values); "
+                         "choose smaller parameters or kernel.normalize: true")
+    return values
 
 
 class IncompleteCholeskyMap:

@@ -93,7 +93,8 @@ def check_language_code(code: str) -> str:
     """``code`` if the model knows it, else InputError naming the known codes (sorted)."""
     languages = _model()[0]
     if code not in languages:
-        raise InputError(f"unknown language code {code!r}; the language identifier knows: {', '.join(sorted(languages))}")
+        raise InputError(f"unknown language code {code!r}; the language identifier knows: "
+                         f"{', '.join(sorted(languages))}")
     return code
 
 

@@ -15,6 +15,7 @@ from typing import Iterator
 import numpy as np
 import scipy.sparse as sp
 
+from .artifact import npy_file
 from .encoders import Encoder
 from .errors import InputError
 from .io import TsvReader, display_name, prefetch
@@ -50,16 +51,20 @@ def encoded_pairs(reader: TsvReader, x_encoder: Encoder, y_encoder: Encoder) -> 
 
 
 def load_vectors(path: str) -> np.ndarray:
-    """A 2-D float ``.npy`` array, memory-mapped (rows are read block by block)."""
-    try:
-        array = np.load(path, mmap_mode="r", allow_pickle=False)
-    except FileNotFoundError:
-        raise InputError(f"{path}: vectors file not found") from None
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: not a .npy array ({exc})") from None
-    if array.ndim != 2 or not np.issubdtype(array.dtype, np.floating):
-        raise InputError(f"{path}: expected a 2-D float array, got shape {array.shape} of {array.dtype}")
+    """A 2-D float ``.npy`` array, memory-mapped (rows are read block by block, see :func:`vector_rows`)."""
+    array = npy_file(path, kinds="f", mmap=True)
+    if array.ndim != 2:
+        raise InputError(f"{path}: expected a 2-D float array, got shape {array.shape}")
     return array
+
+
+def vector_rows(path: str, vectors: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """Rows ``start:stop`` of memory-mapped ``vectors``, read now; a NaN or infinity is an InputError naming the row."""
+    rows = np.asarray(vectors[start:stop])
+    finite = np.isfinite(rows).all(axis=1)
+    if not finite.all():
+        raise InputError(f"{path}: row {start + int(np.argmin(finite)) + 1} holds NaN or infinite values")
+    return rows
 
 
 def vector_pairs(x_path: str, y_path: str, block_size: int, reader: TsvReader | None = None) -> Iterator[PairBlock]:
@@ -67,9 +72,10 @@ def vector_pairs(x_path: str, y_path: str, block_size: int, reader: TsvReader | 
     X, Y = load_vectors(x_path), load_vectors(y_path)
     if X.shape[0] != Y.shape[0]:
         raise InputError(f"{x_path} has {X.shape[0]} rows but {y_path} has {Y.shape[0]}")
+    rows = lambda start, stop: (vector_rows(x_path, X, start, stop), vector_rows(y_path, Y, start, stop))  # noqa: E731
     if reader is None:
         for start in range(0, X.shape[0], block_size):
-            yield PairBlock(None, None, np.asarray(X[start : start + block_size]), np.asarray(Y[start : start + block_size]))
+            yield PairBlock(None, None, *rows(start, start + block_size))
         return
     if reader.on_error == "skip":
         raise InputError("--on-error skip cannot be used with precomputed vectors: skipped lines would misalign rows")
@@ -78,7 +84,7 @@ def vector_pairs(x_path: str, y_path: str, block_size: int, reader: TsvReader | 
         stop = offset + len(block.lines)
         if stop > X.shape[0]:
             raise InputError(f"{display_name(reader.path)} has more rows than the {X.shape[0]} vectors in {x_path}")
-        yield PairBlock(block.lines, block.columns[0], np.asarray(X[offset:stop]), np.asarray(Y[offset:stop]))
+        yield PairBlock(block.lines, block.columns[0], *rows(offset, stop))
         offset = stop
     if offset != X.shape[0]:
         raise InputError(f"{display_name(reader.path)} has {offset} rows but {x_path} has {X.shape[0]} vectors")

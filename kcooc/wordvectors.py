@@ -31,10 +31,11 @@ def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:
     """
     lines = text_lines(path)
     first = next(lines, (1, ""))[1].split()
-    if len(first) != 2 or not all(t.isdigit() for t in first) or int(first[1]) < 1:
+    if len(first) != 2 or not all(t.isdigit() and len(t) <= 18 for t in first) or int(first[1]) < 1:
         raise InputError(f"{path}:1: expected a word2vec header 'count dim', got {' '.join(first)[:60]!r}")
     count, dim = map(int, first)
-    words, vectors = [], np.empty((min(count, 1 << 16), dim), dtype=np.float32)  # grown as read (count is untrusted)
+    # count and dim are untrusted: the buffer starts at what one line proved (at most 16 MiB) and doubles as read
+    words, vectors = [], np.empty((0, dim), dtype=np.float32)
     for lineno, line in lines:
         parts = line.rstrip(" ").split(" ")
         if lineno > count + 1 or len(parts) != dim + 1:
@@ -46,7 +47,8 @@ def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:
         if not np.isfinite(vector).all():
             raise InputError(f"{path}:{lineno}: NaN or infinite value")
         if len(words) == len(vectors):
-            vectors = np.concatenate([vectors, np.empty_like(vectors)])
+            rows = max(2 * len(vectors), min(count, max(1, (1 << 22) // dim)))
+            vectors = np.concatenate([vectors, np.empty((rows - len(vectors), dim), dtype=np.float32)])
         vectors[len(words)] = vector
         words.append(parts[0])
     if len(words) != count:

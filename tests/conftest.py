@@ -26,10 +26,25 @@ def run(*args, stdin=None, check=True):
     return result
 
 
+def needs_extra(module: str, extra: str) -> pytest.MarkDecorator:
+    """Skip unless ``module``, which only the optional ``extra`` installs, is there: .ci/run also runs the
+    suite on the core install alone, where such tests skip and say what to install."""
+    import importlib.util
+
+    return pytest.mark.skipif(importlib.util.find_spec(module) is None,
+                              reason=f"{module} is not installed (pip install 'kcooc[{extra}]')")
+
+
+needs_plot = needs_extra("matplotlib", "plot")
+needs_fasttext = needs_extra("fasttext", "fasttext")
+needs_wordllama = needs_extra("wordllama", "wordllama")
+needs_translit = needs_extra("anyascii", "translit")
+
+
 @pytest.fixture(scope="session")
 def fasttext_model(tmp_path_factory):
     """A small fastText model trained on the real dialogue excerpt (deterministic: one thread)."""
-    import fasttext
+    fasttext = pytest.importorskip("fasttext", reason="fasttext is not installed (pip install 'kcooc[fasttext]')")
 
     from kcooc.encoders import tokenize
 

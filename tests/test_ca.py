@@ -11,12 +11,13 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import TRAIN, run
 from kcooc.ca.counting import Vocabulary, contingency_table, offset_tables, token_chunks, tokenize
 from kcooc.ca.model import PPMISVD, CorrespondenceAnalysis, word_similarity
 from kcooc.ca.sca import sca_operator, supervision_matrix
 from kcooc.ca.svd import CAOperator, randomized_svd
 from kcooc.wordvectors import read_word2vec_text
+
+from conftest import TRAIN, needs_plot, run
 
 FISHER = np.array([[326, 38, 241, 110, 3], [688, 116, 584, 188, 4], [343, 84, 909, 412, 26], [98, 48, 403, 681, 85]])
 
@@ -270,6 +271,7 @@ def test_sca_operator_equals_definition_5_and_is_lca_without_supervision():
     np.testing.assert_allclose(sca_operator(N, sp.csr_matrix((12, 12))).dense(), CAOperator(N).dense(), atol=1e-12)
 
 
+@needs_plot
 def test_biplot_coordinates_are_the_dense_principal_coordinates(tmp_path):
     from kcooc.ca.plot import principal_coordinates
 
@@ -289,6 +291,35 @@ def test_biplot_coordinates_are_the_dense_principal_coordinates(tmp_path):
     assert bad.returncode == 2 and "counts must be numbers" in bad.stderr and not (tmp_path / "t.png").exists()
 
 
+@needs_plot
+def test_plot_labels_and_title_render_literally():
+    """TeX-like labels ($...$, \\frac{) are drawn as the text they are, even under text.usetex: true."""
+    import io
+    import re
+
+    import matplotlib
+
+    from kcooc.ca.plot import biplot
+
+    out = io.BytesIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "text.usetex": True}):  # svg text as <text> elements
+        biplot(["$x^2$", "b"], ["c", r"\frac{1"], np.array([[1.0, 2], [3, 1]]), "map.svg", out, r"$\frac{a}{b}$")
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", out.getvalue().decode())
+    assert {"$x^2$", r"\frac{1", r"$\frac{a}{b}$"} <= set(texts), texts
+
+
+@needs_plot
+def test_huge_counts_plot_like_small_ones():
+    """CA is invariant to the table's scale: counts near the float limit give the small table's map."""
+    from kcooc.ca.plot import check_table, principal_coordinates
+
+    small = np.array([[1.0, 2, 0.5], [3, 1, 2]])
+    scaled = check_table(["x", "y"], ["a", "b", "c"], small * 1e307)
+    for got, expected in zip(principal_coordinates(scaled), principal_coordinates(small)):
+        np.testing.assert_allclose(np.abs(got), np.abs(expected), rtol=1e-9, atol=1e-12)
+
+
+@needs_plot
 def test_plot_format_follows_the_extension_and_runs_repeat_byte_for_byte(tmp_path):
     for name, magic in (("map.pdf", b"%PDF"), ("map.svg", b"<?xml"), ("map.png", b"\x89PNG")):
         run("ca", "plot", "-o", tmp_path / name)
@@ -354,7 +385,8 @@ def test_cli_lowercases_raw_text_by_default(tmp_path):
     run(*common, "--no-lowercase", "-o", tmp_path / "raw.npz")
     low = artifact.load(str(tmp_path / "low.npz"), "ca-vectors")[1]["vocab"].tolist()
     kept = artifact.load(str(tmp_path / "raw.npz"), "ca-vectors")[1]["vocab"].tolist()
-    assert all(w == w.lower() for w in low) and "," in low and "?" in low and not any(w.endswith(",") for w in low if w != ",")
+    assert all(w == w.lower() for w in low) and "," in low and "?" in low
+    assert not any(w.endswith(",") for w in low if w != ",")
     assert any(w != w.lower() for w in kept) and any(w.endswith(",") for w in kept)
     assert len(set(low) & {"hello", "yeah", "good"}) == 3
 
@@ -372,7 +404,7 @@ def test_config_power_outside_0_1_is_exit_2(tmp_path):
     (tmp_path / "corpus.txt").write_text("a b c " * 10)
     result = run("ca", "embed", "-c", tmp_path / "c.yaml", "-i", tmp_path / "corpus.txt", "-o",
                  tmp_path / "v.npz", check=False)
-    assert result.returncode == 2 and "power must be in (0, 1]" in result.stderr
+    assert result.returncode == 2 and "'power': expected a number in (0, 1], got 2" in result.stderr
     assert not (tmp_path / "v.npz").exists()
 
 

@@ -11,9 +11,9 @@ import os
 import click
 import pytest
 
-from conftest import DATA, TRAIN, run
-
 from scripts.tools import cli_docs
+
+from conftest import DATA, TRAIN, run
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 

@@ -89,7 +89,8 @@ def test_dask_engine_is_byte_identical_to_serial(tmp_path, dask_scheduler, kerne
     filter_run(tmp_path, *common, "--annotated", tmp_path / "serial.tsv", "--save-model", tmp_path / "serial.npz",
                name="serial-kept.tsv")
     filter_run(tmp_path, *common, "--annotated", tmp_path / "dask.tsv", "--save-model", tmp_path / "dask.npz",
-               "--engine", "dask", "--scheduler", dask_scheduler, "--summary", tmp_path / "s.json", name="dask-kept.tsv")
+               "--engine", "dask", "--scheduler", dask_scheduler, "--summary", tmp_path / "s.json",
+               name="dask-kept.tsv")
     assert read(tmp_path / "serial.tsv") == read(tmp_path / "dask.tsv")
     assert read(tmp_path / "serial-kept.tsv") == read(tmp_path / "dask-kept.tsv")
     assert read(tmp_path / "serial.npz") == read(tmp_path / "dask.npz")
@@ -112,7 +113,8 @@ def test_skipped_lines_leave_serial_jobs_and_dask_byte_identical(tmp_path, dask_
         filter_run(tmp_path, *common, *engine, "--annotated", tmp_path / f"{name}.tsv", "--scores",
                    tmp_path / f"{name}.txt", "--summary", tmp_path / f"{name}.json", name=f"{name}-kept.tsv")
     for suffix in (".tsv", ".txt", "-kept.tsv"):
-        assert read(tmp_path / f"serial{suffix}") == read(tmp_path / f"jobs{suffix}") == read(tmp_path / f"dask{suffix}")
+        serial = read(tmp_path / f"serial{suffix}")
+        assert serial == read(tmp_path / f"jobs{suffix}") == read(tmp_path / f"dask{suffix}")
     skipped = json.loads(open(tmp_path / "serial.json").read())["read"]["skipped"]
     assert sum(skipped.values()) == sum(1 for k in range(len(lines)) if k % 7 == 0 and k % 5)
     rows = annotated_rows(tmp_path / "serial.tsv")
@@ -136,10 +138,12 @@ def test_models_of_two_shards_merge_into_the_model_of_the_whole(tmp_path):
     (tmp_path / "a.tsv").write_text("".join(lines[:700]), encoding="utf-8")
     (tmp_path / "b.tsv").write_text("".join(lines[700:]), encoding="utf-8")
     for part in ("a", "b"):
-        filter_run(tmp_path, "-i", tmp_path / f"{part}.tsv", "--save-model", tmp_path / f"{part}.npz", name=f"{part}.out")
+        filter_run(tmp_path, "-i", tmp_path / f"{part}.tsv", "--save-model", tmp_path / f"{part}.npz",
+                   name=f"{part}.out")
     filter_run(tmp_path, "-i", EN_JA, "--save-model", tmp_path / "whole.npz", "--scores", tmp_path / "whole.txt")
     run("phsic", "merge", tmp_path / "a.npz", tmp_path / "b.npz", "-o", tmp_path / "merged.npz")
-    filter_run(tmp_path, "-i", EN_JA, "--model", tmp_path / "merged.npz", "--scores", tmp_path / "merged.txt", name="m.out")
+    filter_run(tmp_path, "-i", EN_JA, "--model", tmp_path / "merged.npz", "--scores", tmp_path / "merged.txt",
+               name="m.out")
     whole = [float(s) for s in open(tmp_path / "whole.txt").read().split()]
     merged = [float(s) for s in open(tmp_path / "merged.txt").read().split()]
     assert merged == pytest.approx(whole, rel=1e-6, abs=1e-12, nan_ok=True)
@@ -206,7 +210,8 @@ def test_word_budget_and_threshold(tmp_path):
 def test_bad_input_is_one_line_exit_2_and_no_output(tmp_path, content, args, message):
     bad = tmp_path / "bad.tsv"
     bad.write_bytes(content)
-    result = run("filter-parallel", "-i", bad, "-o", tmp_path / "kept.tsv", "-q", "--on-error", "fail", *args, check=False)
+    result = run("filter-parallel", "-i", bad, "-o", tmp_path / "kept.tsv", "-q", "--on-error", "fail", *args,
+                 check=False)
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "kept.tsv").exists()
     assert [n for n in os.listdir(tmp_path) if n.startswith(".")] == []
@@ -251,8 +256,9 @@ def test_learned_score_explains_drops_and_reports_its_validation(tmp_path, detec
     assert 0.5 < classifier["validation_accuracy"] <= 1 and 0.5 < classifier["validation_roc_auc"] <= 1
     rows = annotated_rows(tmp_path / "why.tsv")
     names = {"src_chars", "tgt_chars", "char_ratio", "word_ratio", "numbers", "placeholders", "urls", "capitals",
-             "punctuation", "ending", "src_lang", "tgt_lang", "phsic", "fluency_src", "fluency_tgt", "numbers_mismatch", "placeholders_mismatch", "align_tgt",
-             "align_src", "cover_src", "cover_tgt", "token_ratio"}
+             "punctuation", "ending", "src_lang", "tgt_lang", "phsic", "fluency_src", "fluency_tgt",
+             "numbers_mismatch", "placeholders_mismatch", "align_tgt", "align_src", "cover_src", "cover_tgt",
+             "token_ratio"}
     inputs = names - {"tgt_lang"} | {"char_ratio_deviation", "word_ratio_deviation", "token_ratio_deviation"}
     # what lowered a dropped line most: a language gate, or one input (of the detector that fired most)
     prefixes = [f"{detector}:" for detector in set(NOISE_FAMILIES.values())] if detectors else [""]
@@ -304,10 +310,21 @@ def test_learned_model_is_validated(tmp_path):
     artifact.save(str(tmp_path / "older.npz"), "filter", arrays, older)
     old, _ = learned_run(tmp_path, "--model", tmp_path / "older.npz", name="b.tsv", check=False)
     assert old.returncode == 2 and "not used: lexical_src_avg" in old.stderr and "--save-model" in old.stderr
-    unversioned = {k: v for k, v in header.items() if k not in ("kind", "format_version", "kcooc_version", "feature_version")}
+    versions = ("kind", "format_version", "kcooc_version", "feature_version")
+    unversioned = {k: v for k, v in header.items() if k not in versions}
     artifact.save(str(tmp_path / "v1.npz"), "filter", arrays, unversioned)  # as saved before the features had versions
     v1, _ = learned_run(tmp_path, "--model", tmp_path / "v1.npz", name="b.tsv", check=False)
     assert v1.returncode == 2 and "features are version 1" in v1.stderr and "--save-model" in v1.stderr
+    kept = {k: v for k, v in header.items() if k not in ("kind", "format_version", "kcooc_version")}
+    for name, lie, expect in (  # header fields are checked as a config's: classifier, config, encoders
+            ("seed.npz", {"classifier": {**header["classifier"], "seed": "zero"}}, "classifier seed"),
+            ("block.npz", {"config": {**header["config"], "input": {**header["config"]["input"], "block_size": 0}}},
+             "config.input.block_size"),
+            ("spec.npz", {"encoders": [{**header["encoders"][0], "n_features": 0}, header["encoders"][1]]},
+             "encoders.x.n_features")):
+        artifact.save(str(tmp_path / name), "filter", arrays, {**kept, **lie})
+        lying, _ = learned_run(tmp_path, "--model", tmp_path / name, name="b.tsv", check=False)
+        assert lying.returncode == 2 and expect in lying.stderr and lying.stderr.count("\n") == 1, lying.stderr
     del arrays["counts_trigrams"]
     artifact.save(str(tmp_path / "bad2.npz"), "filter", arrays, {k: v for k, v in header.items() if k not in (
         "kind", "format_version", "kcooc_version")})
@@ -376,6 +393,7 @@ def test_no_config_default_on_latin_pairs_drops_the_wrong_language(tmp_path, pai
 @pytest.mark.parametrize("flag", ["--src-lang", "--tgt-lang"])
 def test_unknown_language_is_exit_2_before_any_work(tmp_path, flag):
     pytest.importorskip("kcooc.langid")
-    result = run("filter-parallel", "-i", tmp_path / "missing.tsv", "-o", tmp_path / "kept.tsv", flag, "xx", check=False)
+    result = run("filter-parallel", "-i", tmp_path / "missing.tsv", "-o", tmp_path / "kept.tsv", flag, "xx",
+                 check=False)
     assert result.returncode == 2 and "'xx'" in result.stderr and "Traceback" not in result.stderr
     assert os.listdir(tmp_path) == []

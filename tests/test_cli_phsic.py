@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from conftest import CANDIDATES, TRAIN, read_pairs, run
+from conftest import CANDIDATES, TRAIN, needs_wordllama, read_pairs, run
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +74,7 @@ def test_stdin_gzip_header_names_and_summary(tmp_path, hashing_model):
     assert from_stdin == from_file
 
 
+@needs_wordllama
 def test_precomputed_vectors(tmp_path):
     from kcooc.encoders import WordLlamaEncoder
 
@@ -112,7 +113,7 @@ def test_merge_of_shards_equals_training_on_all(tmp_path, hashing_model):
     b = run("phsic", "score", "-m", hashing_model, "-i", CANDIDATES, "--score-only").stdout
     np.testing.assert_allclose(scores_of(a), scores_of(b), rtol=1e-9, atol=1e-15)
     other = tmp_path / "other.npz"
-    run("phsic", "train", "-i", TRAIN, "-o", other, "--encoder", "wordllama")
+    run("phsic", "train", "-i", TRAIN, "-o", other, "--encoder", "hashing", "--kernel", "linear")
     refused = run("phsic", "merge", shards[0], other, "-o", tmp_path / "x.npz", check=False)
     assert refused.returncode == 2 and "differ" in refused.stderr
 

@@ -138,7 +138,7 @@ def test_truncated_gzip_and_config_mistakes_exit_2(tmp_path, small_config):
     assert result.returncode == 2 and "unknown word type 'synonyms'" in result.stderr
     bad.write_text("kernels:\n  - {kind: srk, k: [9]}\n")
     result = run("srk", "classify", "-c", bad, "--train", VERSES_TRAIN, "--test", VERSES_TEST, check=False)
-    assert result.returncode == 2 and "between 1 and 8" in result.stderr
+    assert result.returncode == 2 and "'kernels[0].k[0]': expected an integer in [1, 8], got 9" in result.stderr
 
 
 def test_long_sentences_are_cut_and_counted(tmp_path, small_config):

@@ -14,6 +14,7 @@ import dataclasses
 import glob
 import gzip
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -25,12 +26,14 @@ import time
 import zipfile
 from typing import Callable
 
+import click
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from conftest import DATA, TRAIN, run
 from kcooc.cli import cli
+
+from conftest import DATA, TRAIN, needs_plot, run
 
 FILTER_CONFIG = os.path.join(os.path.dirname(DATA), "..", "configs", "filter-hashing.yaml")
 
@@ -63,8 +66,8 @@ class Command:
 
 
 COMMANDS = {
-    "phsic train": Command("phsic train", {"-i": "{in}/pairs.tsv", "-o": "{out}/model.npz", "--summary": "{out}/run.json",
-                                           "-c": "{in}/phsic.yaml"},
+    "phsic train": Command("phsic train", {"-i": "{in}/pairs.tsv", "-o": "{out}/model.npz",
+                                           "--summary": "{out}/run.json", "-c": "{in}/phsic.yaml"},
                            "-i", "tsv", "-o", "--summary", config=True),
     "phsic score": Command("phsic score", {"-m": "{in}/phsic.npz", "-i": "{in}/pairs.tsv", "-o": "{out}/scored.tsv",
                                            "--summary": "{out}/run.json"},
@@ -72,11 +75,13 @@ COMMANDS = {
     "phsic merge": Command("phsic merge", {"-o": "{out}/merged.npz", "--summary": "{out}/run.json"}, "MODEL", "model",
                            "-o", "--summary", seed=False,
                            model="MODEL", model_kind="phsic", positional=["{in}/phsic.npz", "{in}/phsic2.npz"]),
-    "filter-parallel": Command("filter-parallel", {"-c": "{in}/filter.yaml", "-i": "{in}/enja.tsv", "-o": "{out}/kept.tsv",
-                                                   "--scores": "{out}/scores.txt", "--summary": "{out}/run.json"},
+    "filter-parallel": Command("filter-parallel", {"-c": "{in}/filter.yaml", "-i": "{in}/enja.tsv",
+                                                   "-o": "{out}/kept.tsv", "--scores": "{out}/scores.txt",
+                                                   "--summary": "{out}/run.json"},
                                "-i", "tsv", "-o", "--scores", config=True),
-    "filter-parallel -m": Command("filter-parallel", {"-m": "{in}/phsic.npz", "--scorer": "phsic", "-i": "{in}/pairs.tsv",
-                                                      "-o": "{out}/kept.tsv", "--summary": "{out}/run.json"},
+    "filter-parallel -m": Command("filter-parallel", {"-m": "{in}/phsic.npz", "--scorer": "phsic",
+                                                      "-i": "{in}/pairs.tsv", "-o": "{out}/kept.tsv",
+                                                      "--summary": "{out}/run.json"},
                                   "-i", "tsv", "-o", "--summary", model="-m", model_kind="phsic"),
     "ca embed": Command("ca embed", {"-c": "{in}/ca.yaml", "-i": "{in}/corpus.txt", "-o": "{out}/vectors.npz",
                                      "--export-w2v": "{out}/vectors.txt", "--summary": "{out}/run.json"},
@@ -87,9 +92,9 @@ COMMANDS = {
     "ca plot": Command("ca plot", {"-i": "{in}/table.tsv", "-o": "{out}/plot.png", "--summary": "{out}/run.json"},
                        "-i", "table", "-o", "--summary",
                        seed=False),
-    "srk classify": Command("srk classify", {"-c": "{in}/srk.yaml", "--train": "{in}/train.tsv", "--test": "{in}/test.tsv",
-                                             "-o": "{out}/pred.tsv", "--metrics": "{out}/metrics.json",
-                                             "--summary": "{out}/run.json"},
+    "srk classify": Command("srk classify", {"-c": "{in}/srk.yaml", "--train": "{in}/train.tsv",
+                                             "--test": "{in}/test.tsv", "-o": "{out}/pred.tsv",
+                                             "--metrics": "{out}/metrics.json", "--summary": "{out}/run.json"},
                             "--train", "tsv", "-o", "--metrics", config=True),
     "nsk train": Command("nsk train", {"-c": "{in}/nsk.yaml", "-i": "{in}/train.jsonl", "-o": "{out}/model.npz",
                                        "--summary": "{out}/run.json"},
@@ -322,7 +327,8 @@ CASES = [
     Case("column beyond the fields", _tsv_override(["--src-col", "9"], "kernels: [{kind: pr}]\ninput: {src_col: 9}\n"),
          is_tsv, expect="column 9"),
     Case("header without the named column",
-         _tsv_override(["--header", "--src-col", "nope"], "kernels: [{kind: pr}]\ninput: {header: true, src_col: nope}\n"),
+         _tsv_override(["--header", "--src-col", "nope"],
+                       "kernels: [{kind: pr}]\ninput: {header: true, src_col: nope}\n"),
          is_tsv, expect="nope"),
     Case("every line rejected", _all_rejected, is_tsv, expect="all 3 lines skipped: bad UTF-8 (3)"),
     Case("NUL bytes", lambda env: env.bad("nul.tsv", b"\x00\x00\x00\n" * 5), is_tsv, expect="nul.tsv"),
@@ -346,9 +352,11 @@ CASES += [
          lambda cmd: cmd.name == "filter-parallel", expect="threshold"),
     Case("filter nothing passes the rules", lambda env: env.bad("same.tsv", "same\tsame\n" * 5),
          lambda cmd: cmd.name == "filter-parallel" and cmd.model is None, expect="identical_sides (5)"),
-    Case("nsk JSON nested too deeply", lambda env: env.bad("deep.jsonl", '{"label": 1, "tuples": ' + "[" * 100000 + "\n"),
+    Case("nsk JSON nested too deeply",
+         lambda env: env.bad("deep.jsonl", '{"label": 1, "tuples": ' + "[" * 100000 + "\n"),
          lambda cmd: cmd.fmt == "jsonl", expect="deep.jsonl:1"),
-    Case("nsk not JSON", _replace_line(1, "{not json", "bad.jsonl"), lambda cmd: cmd.fmt == "jsonl", expect="bad.jsonl:2"),
+    Case("nsk not JSON", _replace_line(1, "{not json", "bad.jsonl"), lambda cmd: cmd.fmt == "jsonl",
+         expect="bad.jsonl:2"),
     Case("nsk missing label", _replace_line(0, '{"tuples": [["a", "b"]]}', "bad.jsonl"),
          lambda cmd: cmd.name == "nsk train", expect="bad.jsonl:1"),
     Case("nsk tree node without a node", _replace_line(0, '{"label": 1, "tree": {"edge": "x"}}', "bad.jsonl"),
@@ -360,8 +368,8 @@ CASES += [
          lambda cmd: cmd.name == "ks align", expect="gold-bad.tsv:2"),
     Case("ks seeds missing", lambda env: env.extra.extend(["--seeds", str(env.inp / "none.tsv")]),
          lambda cmd: cmd.name == "ks align", expect="none.tsv"),
-    Case("ks kernel with NaN", lambda env: _ks_kernel(env, np.full((12, 12), np.nan)), lambda cmd: cmd.name == "ks align",
-         expect="finite"),
+    Case("ks kernel with NaN", lambda env: _ks_kernel(env, np.full((12, 12), np.nan)),
+         lambda cmd: cmd.name == "ks align", expect="finite"),
     Case("ks kernel of the wrong shape", lambda env: _ks_kernel(env, np.eye(3)), lambda cmd: cmd.name == "ks align",
          expect="shape"),
     Case("ks ngram_min 0", lambda env: env.config("features: {kind: chars, ngram_min: 0}\n"),
@@ -441,18 +449,22 @@ MODEL_CASES = [
          expect="junk.npz"),
     _model_case("model of another kind", lambda h, a: h.update(kind="other"), "'other'"),
     _model_case("model from a newer format", lambda h, a: h.update(format_version=99), "newer"),
-    _model_case("model header without its parts", lambda h, a: [h.pop(k) for k in list(h) if k not in ("kind", "format_version")]),
+    _model_case("model header without its parts",
+                lambda h, a: [h.pop(k) for k in list(h) if k not in ("kind", "format_version")]),
     _model_case("model array missing", lambda h, a: a.pop(sorted(a)[0])),
     _model_case("model array complex", lambda h, a: _set(a, _first_float(a), a[_first_float(a)].astype(np.complex128))),
     _model_case("model array with NaN", lambda h, a: a[_first_float(a)].flat.__setitem__(0, np.nan), "NaN"),
     _model_case("model array with Inf", lambda h, a: a[_first_float(a)].flat.__setitem__(-1, np.inf), "NaN"),
-    _model_case("model arrays of inconsistent shapes", lambda h, a: _set(a, _first_float(a), a[_first_float(a)][..., :1])),
-    _model_case("model array of objects (pickle)", lambda h, a: _set(a, sorted(a)[0], np.array([{"x": 1}], dtype=object))),
+    _model_case("model arrays of inconsistent shapes",
+                lambda h, a: _set(a, _first_float(a), a[_first_float(a)][..., :1])),
+    _model_case("model array of objects (pickle)",
+                lambda h, a: _set(a, sorted(a)[0], np.array([{"x": 1}], dtype=object))),
     _model_case("model array of the wrong dtype", lambda h, a: _set(a, sorted(a)[-1], _other_dtype(a[sorted(a)[-1]]))),
     _model_case("model with an extra array", lambda h, a: _set(a, "extra", np.zeros(2))),
 ]
 MODEL_CASES += [
-    Case(f"nsk model with {name} cut in half", _model_case("", lambda h, a, name=name: _set(a, name, a[name][: a[name].size // 2])).apply,
+    Case(f"nsk model with {name} cut in half",
+         _model_case("", lambda h, a, name=name: _set(a, name, a[name][: a[name].size // 2])).apply,
          lambda cmd: cmd.model_kind == "nsk") for name in ("edges", "nodes", "ptr", "labels")
 ]
 
@@ -477,7 +489,189 @@ MODEL_CASES += [_raw_header_case("model header not JSON", b"{not json", "nojson.
                 _raw_header_case("model header not an object", b"[1, 2]", "list.npz")]
 
 
-ALL_CASES = CASES + MODEL_CASES
+
+# -- class 5: config files and numbers out of range ---------------------------------------------------------
+
+
+def _click_command(cmd: Command) -> click.Command:
+    command = cli
+    for part in cmd.name.split():
+        command = command.get_command(click.Context(command), part)
+    return command
+
+
+def has_option(option: str) -> Callable[[Command], bool]:
+    return lambda cmd: any(option in param.opts for param in _click_command(cmd).params)
+
+
+def _config_bytes(content: bytes):
+    def apply(env: Env) -> None:
+        env.options["-c"] = env.write("bad.yaml", content)
+    return apply
+
+
+def _extra(*args: str):
+    return lambda env: env.extra.extend(args)
+
+
+def only(*names: str) -> Callable[[Command], bool]:
+    return lambda cmd: cmd.name in names and not (cmd.name == "filter-parallel" and cmd.model)
+
+
+_BOMB = ", ".join(["&a0 [" + ", ".join(["1"] * 9) + "]"]
+                  + [f"&a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)])
+CONFIG_CASES = [
+    Case("config binary", _config_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe"), has_config, expect="bad.yaml:1"),
+    Case("config UTF-16", _config_bytes("seed: 1\n".encode("utf-16")), has_config, expect="bad.yaml: is UTF-16"),
+    Case("config with a bad byte on line 3", _config_bytes(b"seed: 1\n# a\n# caf\xe9\n"), has_config,
+         expect="bad.yaml:3"),
+    Case("config nested 100,000 deep", _config_bytes(b"[" * 100000), has_config, expect="nested more than 32 levels"),
+    Case("config over 1 MiB", _config_bytes(b"seed: 1\n# " + b"x" * (2 << 20) + b"\n"), has_config,
+         expect="bad.yaml: a config is at most 1 MiB"),
+    Case("config int of 5,000 digits", _config_bytes(b"seed: 1" + b"0" * 5000 + b"\n"), has_config, expect="bad.yaml"),
+    Case("config alias bomb", lambda env: env.config(f"seed: [{_BOMB}]\n"), has_config, expect="seed"),
+    Case("--jobs 10^12", _extra("--jobs", "1000000000000"), has_option("--jobs"), expect="--jobs"),
+    Case("cos kernel on 2^20 x 2^20 hashed columns", lambda env: env.config(
+        "encoder: {name: hashing, n_features: 1048576}\nkernel: {name: cos}\n"), only("phsic train", "filter-parallel"),
+         expect="entries of the dense covariance"),
+    Case("phsic kernel.degree -1", lambda env: env.config("kernel: {name: poly, degree: -1}\n"), only("phsic train"),
+         expect="kernel.degree"),
+    Case("--sigma 1e300", _extra("--kernel", "rbf", "--sigma", "1e300"), only("phsic train", "filter-parallel"),
+         expect="--sigma"),
+    Case("--block-size 10^12", _extra("--block-size", "1000000000000"), has_option("--block-size"), expect="--block-size"),
+    Case("filter --src-lang xx", _extra("--src-lang", "xx"), only("filter-parallel"), expect="--src-lang"),
+    Case("filter --src-lang english", _extra("--src-lang", "english"), only("filter-parallel"), expect="--src-lang"),
+    Case("filter --src-lang ''", _extra("--src-lang", ""), only("filter-parallel"), expect="--src-lang"),
+    Case("filter learn.lexical_buckets 10^12", lambda env: env.config("learn: {lexical_buckets: 1000000000000}\n"),
+         only("filter-parallel"), expect="learn.lexical_buckets"),
+    Case("ca --window 10^9", _extra("--window", "1000000000"), only("ca embed"), expect="--window"),
+    Case("ca power_iterations 10^12", lambda env: env.config("power_iterations: 1000000000000\n"), only("ca embed"),
+         expect="power_iterations"),
+    Case("srk --svm-c 1e300", _extra("--svm-c", "1e300"), only("srk classify"), expect="--svm-c"),
+    Case("srk svm.c_grid 1e300", lambda env: env.config("svm: {c_grid: [1.0, 1.0e+300]}\n"), only("srk classify"),
+         expect="svm.c_grid[1]"),
+    *[Case(f"nsk hashing.{key} {value}", lambda env, key=key, value=value: env.config(f"hashing: {{{key}: {value}}}\n"),
+           only("nsk train"), expect=f"hashing.{key}")
+      for key, value in (("bits", 0), ("bits", -1), ("bits", 10**12), ("reference_size", 0), ("subset_size", 0))],
+    Case("ca max_vocab 1", lambda env: env.config("max_vocab: 1\n"), only("ca embed"), expect="max_vocab"),
+    Case("ca corpus of one word", lambda env: env.bad("one.txt", "cat cat cat\n" * 20), only("ca embed"),
+         expect="one.txt: only one word occurs"),
+    Case("nsk hashing.reference_size 1", lambda env: env.config("hashing: {reference_size: 1}\n"), only("nsk train"),
+         expect="hashing.reference_size"),
+    Case("nsk --neighbours 10^12", _extra("--neighbours", "1000000000000"), only("nsk classify"), expect="--neighbours"),
+    Case("ks p_step 1e-300", lambda env: env.config("p_step: 1.0e-300\n"), only("ks align"), expect="p_step"),
+    Case("ks max_iter 10^12", lambda env: env.config("max_iter: 1000000000000\n"), only("ks align"), expect="max_iter"),
+]
+
+
+# -- class 6: models and vector files that lie ------------------------------------------------------------
+
+
+def _npy_bytes(array: np.ndarray) -> bytes:
+    stream = io.BytesIO()
+    np.save(stream, array)
+    return stream.getvalue()
+
+
+def _huge_npy() -> bytes:
+    """A .npy header declaring a (2^20 x 2^20) float64 array (8 TiB), and no data."""
+    stream = io.BytesIO()
+    np.lib.format.write_array_header_1_0(stream, {"descr": "<f8", "fortran_order": False, "shape": (1 << 20, 1 << 20)})
+    return stream.getvalue()
+
+
+def _rewrite_members(change: Callable[[dict], None], file_name: str = "lying.npz") -> Callable[[Env], None]:
+    """A copy of the command's model whose zip members (name -> bytes) ``change`` edits."""
+    def apply(env: Env) -> None:
+        path = env.inp / file_name
+        with zipfile.ZipFile(env.positional[0] if env.cmd.model == "MODEL" else env.options[env.cmd.model]) as archive:
+            members = {name: archive.read(name) for name in archive.namelist()}
+        change(members)
+        with zipfile.ZipFile(path, "w") as archive:
+            for name, data in members.items():
+                archive.writestr(name, data)
+        env.set_model(str(path))
+    return apply
+
+
+def _first_float_member(members: dict) -> str:
+    return next(name for name in sorted(members) if name != "__header__.npy"
+                and np.load(io.BytesIO(members[name])).dtype.kind == "f")
+
+
+def _npy_as_model(env: Env) -> None:
+    np.save(env.inp / "single.npy", np.zeros((3, 3)))
+    env.set_model(str(env.inp / "single.npy"))
+
+
+def _vectors(x: bytes | np.ndarray, file_name: str = "x.npy"):
+    """--x-vectors/--y-vectors (one row per pair of pairs.tsv), the x file holding ``x``."""
+    def apply(env: Env) -> None:
+        n = len(env.main_lines())
+        np.save(env.inp / "y.npy", np.ones((n, 4)))
+        env.write(file_name, x if isinstance(x, bytes) else _npy_bytes(x))
+        env.extra += ["--x-vectors", str(env.inp / file_name), "--y-vectors", str(env.inp / "y.npy")]
+    return apply
+
+
+def _nan_rows(n: int = 40) -> np.ndarray:
+    x = np.ones((n, 4))
+    x[2, 1] = np.nan
+    return x
+
+
+def _ks_kernel_file(file_name: str, content: bytes):
+    def apply(env: Env) -> None:
+        path = env.write(file_name, content)
+        env.config(f"features: {{kind: kernel, source_kernel: {path}, target_kernel: {path}}}\nmethod: s-z\n")
+        env.bad_name = file_name
+    return apply
+
+
+def _npz_bytes() -> bytes:
+    stream = io.BytesIO()
+    np.savez(stream, k=np.eye(12))
+    return stream.getvalue()
+
+
+has_model = lambda cmd: cmd.model is not None  # noqa: E731
+phsic_model = lambda cmd: cmd.model_kind == "phsic"  # noqa: E731
+LYING_CASES = [
+    Case("model is a .npy", _npy_as_model, has_model, expect="single.npy: is a single .npy array, not a .npz model"),
+    Case("model member not an array", _rewrite_members(lambda m: m.update({"notes.txt": b"hello"})), has_model,
+         expect="member 'notes.txt' is not one array"),
+    Case("model array declaring 8 TiB", _rewrite_members(lambda m: m.update({_first_float_member(m): _huge_npy()})),
+         has_model, expect="the header declares a (1048576, 1048576) array"),
+    _model_case("model header with a NaN literal", lambda h, a: h.update(trained_on=float("nan")), "corrupt model header"),
+    _model_case("model header's config with a string seed", lambda h, a: h["config"].update(seed="zero"), "seed"),
+    Case("phsic model header with block size 0", _model_case(
+        "", lambda h, a: h["config"].setdefault("input", {}).update(block_size=0)).apply, phsic_model, expect="block_size"),
+    Case("phsic model header with a string seed", _model_case("", lambda h, a: h["model"].update(seed="zero")).apply,
+         phsic_model, expect="seed"),
+    Case("--x-vectors a .npz", _vectors(_npz_bytes(), "x.npz"), has_option("--x-vectors"), expect="x.npz: is a .npz archive"),
+    Case("--x-vectors declaring 8 TiB", _vectors(_huge_npy()), has_option("--x-vectors"), expect="x.npy: the header declares"),
+    Case("--x-vectors with NaN", _vectors(_nan_rows()), has_option("--x-vectors"), expect="x.npy: row 3 holds NaN"),
+    Case("ks kernel a .npz", _ks_kernel_file("k.npz", _npz_bytes()), only("ks align"), expect="k.npz: is a .npz archive"),
+    Case("ks kernel declaring 8 TiB", _ks_kernel_file("k.npy", _huge_npy()), only("ks align"),
+         expect="k.npy: the header declares"),
+    Case("ca word2vec header of 10^11 dimensions",
+         lambda env: env.options.update({"-i": env.write("v.txt", "2 100000000000\ncat 1 2\n")}), only("ca eval"),
+         expect="v.txt:2"),
+]
+
+
+# -- class 8: plots ------------------------------------------------------------------------------------------
+
+PLOT_CASES = [
+    Case("ca plot all-zero table", lambda env: env.bad("t.tsv", "\ta\tb\nx\t0\t0\ny\t0\t0\n"), only("ca plot"),
+         expect="t.tsv: row 'x' has no counts"),
+    Case("ca plot column without counts", lambda env: env.bad("t.tsv", "\ta\tb\tc\nx\t1\t0\t2\ny\t3\t0\t1\n"),
+         only("ca plot"), expect="t.tsv: column 'b' has no counts"),
+    Case("ca plot table without inertia", lambda env: env.bad("t.tsv", "\ta\tb\nx\t1\t2\ny\t2\t4\n"), only("ca plot"),
+         expect="t.tsv: every row has the same profile"),
+]
+
+ALL_CASES = CASES + MODEL_CASES + CONFIG_CASES + LYING_CASES + PLOT_CASES
 TABLE = [(command, case) for command, cmd in COMMANDS.items() for case in ALL_CASES if case.applies(cmd)]
 
 
@@ -506,7 +700,8 @@ def assert_one_line_error(result, command_name: str, expect: str | None = None) 
     assert result.exit_code == 2, f"exit {result.exit_code}: {message}{result.exception!r}"
     assert isinstance(result.exception, SystemExit), repr(result.exception)
     assert message.endswith("\n") and message.count("\n") == 1, f"not one line: {message!r}"
-    assert message.startswith(f"kcooc {command_name.split(' -')[0]}: error: ") or message.startswith("kcooc: error: "), message
+    prefixes = (f"kcooc {command_name.split(' -')[0]}: error: ", "kcooc: error: ")
+    assert message.startswith(prefixes), message
     assert "Traceback" not in message
     if expect:
         assert expect in message, f"{expect!r} not in {message!r}"
@@ -533,13 +728,23 @@ def test_catalogue_size():
     assert all(n >= 10 for n in per_command.values()), per_command
 
 
-def test_valid_invocations_succeed(inputs, tmp_path):
+@pytest.mark.parametrize("name", ["phsic score", "ca eval", pytest.param("ca plot", marks=needs_plot),
+                                  "nsk classify", "phsic merge"])
+def test_valid_invocations_succeed(inputs, tmp_path, name):
     """The catalogue's base invocations are valid: each bad case is refused for its defect alone."""
-    for name in ("phsic score", "ca eval", "ca plot", "nsk classify", "phsic merge"):
-        cmd = COMMANDS[name]
-        env = Env(cmd, tmp_path / name.replace(" ", "-"), inputs)
-        result = invoke(cmd.argv(env))
-        assert result.exit_code == 0, (name, result.stderr)
+    cmd = COMMANDS[name]
+    env = Env(cmd, tmp_path / name.replace(" ", "-"), inputs)
+    result = invoke(cmd.argv(env))
+    assert result.exit_code == 0, (name, result.stderr)
+
+
+def test_plot_of_huge_counts_with_tex_like_labels_succeeds(tmp_path):
+    """ca plot: counts near the float limit and labels or a title with $...$ and \\frac{ are a valid plot."""
+    table = tmp_path / "t.tsv"
+    table.write_text("\t$a$\t\\frac{b\nx\t1e300\t2e307\ny\t3e306\t1e300\nz\t1e305\t1e306\n")
+    result = invoke(["ca", "plot", "-i", table, "-o", tmp_path / "map.svg", "--title", "$\\frac{a}{$ and x"])
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "map.svg").read_bytes().startswith(b"<?xml")
 
 
 # -- the real entry point ------------------------------------------------------------------------------------
@@ -579,8 +784,8 @@ def _hidden(directory) -> list[str]:
 def test_killed_phsic_leaves_what_the_next_run_removes(command, tmp_path, inputs):
     """SIGKILL while phsic reads stdin (its spool directory or output temporary exists); the rerun cleans up."""
     out = tmp_path / ("model.npz" if command == "train" else "scored.tsv")
-    args = (["phsic", "train", "--kernel", "rbf", "--rank", "5", "--encoder", "hashing", "-o", out] if command == "train"
-            else ["phsic", "score", "-m", os.path.join(inputs, "phsic.npz"), "-o", out])
+    args = (["phsic", "train", "--kernel", "rbf", "--rank", "5", "--encoder", "hashing", "-o", out]
+            if command == "train" else ["phsic", "score", "-m", os.path.join(inputs, "phsic.npz"), "-o", out])
     args += ["-i", "-", "--summary", tmp_path / "run.json"]
     process = _start(args, stdin=subprocess.PIPE)
     process.stdin.write(_head(TRAIN, 20).encode())

@@ -3,10 +3,17 @@
 import numpy as np
 import pytest
 
-from conftest import read_pairs
-from kcooc.encoders import (FastTextEncoder, HashingEncoder, StaticVectorsEncoder, WordLlamaEncoder, build_encoder,
-                            tokenize)
+from kcooc.encoders import (
+    FastTextEncoder,
+    HashingEncoder,
+    StaticVectorsEncoder,
+    WordLlamaEncoder,
+    build_encoder,
+    tokenize,
+)
 from kcooc.errors import InputError
+
+from conftest import needs_fasttext, needs_wordllama, read_pairs
 
 MASK = (1 << 64) - 1
 BASE = 0x100000001B3
@@ -126,6 +133,7 @@ def test_static_vectors_known_unknown_and_malformed(tmp_path):
         StaticVectorsEncoder(str(bad))
 
 
+@needs_wordllama
 def test_wordllama_matches_the_library():
     import pathlib
 
@@ -141,10 +149,14 @@ def test_build_encoder_errors(tmp_path):
         build_encoder({"name": "fasttext", "model": str(tmp_path / "missing.bin")})
     with pytest.raises(InputError, match="needs a model path"):
         build_encoder({"name": "fasttext"})
+    with pytest.raises(InputError, match="unknown encoder"):
+        build_encoder({"name": "bert"})
+    assert build_encoder({"name": "hashing", "n_features": 8, "char_ngrams": [2]}).spec()["char_ngrams"] == [2]
+
+
+@needs_fasttext
+def test_a_file_that_is_not_a_fasttext_model_is_an_input_error(tmp_path):
     not_a_model = tmp_path / "x.bin"
     not_a_model.write_bytes(b"garbage")
     with pytest.raises(InputError, match="not a fastText .bin model"):
         build_encoder({"name": "fasttext", "model": str(not_a_model)})
-    with pytest.raises(InputError, match="unknown encoder"):
-        build_encoder({"name": "bert"})
-    assert build_encoder({"name": "hashing", "n_features": 8, "char_ngrams": [2]}).spec()["char_ngrams"] == [2]

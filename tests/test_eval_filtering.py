@@ -1,5 +1,5 @@
-"""The noise generators of the labelled filtering benchmark (scripts/experiments/filtering/eval_filtering.py): deterministic,
-at the asked rate, and each kind is what it claims to be."""
+"""The noise generators of the labelled filtering benchmark (scripts/experiments/filtering/eval_filtering.py):
+deterministic, at the asked rate, and each kind is what it claims to be."""
 
 import os
 import random

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from conftest import DATA
 from kcooc.filtering.alignment import DIAGONALS, TOKEN_LIMIT, AlignmentModel, _prior_table, _priors, token_sequences
 from kcooc.filtering.features import CorpusCounts
 from kcooc.linalg import _sparse_cross_product, add_cross_product
 from kcooc.phsic.model import CrossMoments
+
+from conftest import DATA
 
 
 def read_pairs(n, path=f"{DATA}/en-ja.tsv"):
@@ -148,6 +149,30 @@ def test_newton_fit_reaches_the_regularised_optimum_from_any_start():
         gradient = np.r_[X.T @ (p - y) / len(y) + w / (0.05 * len(y)), np.mean(p - y)]
         assert np.max(np.abs(gradient)) <= 1e-8
     assert not np.allclose(other[0], cold[0], atol=1e-3)
+
+
+def test_newton_fit_of_separable_collinear_examples_with_a_weak_penalty_ends(monkeypatch):
+    """learn.regularization 1e6 on separable examples with repeated columns: the float32 Hessian is not
+    positive definite at most steps (plain Cholesky fails); the fit still ends, separating them."""
+    from scipy.linalg import LinAlgError, cho_factor
+
+    from kcooc.filtering import scorer
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(200, 3))
+    X, y = np.hstack([a, a, a * 3]), (a[:, 0] > 0).astype(float)
+    singular, cholesky = [], scorer._cholesky
+
+    def counting(H):
+        try:
+            cho_factor(H)
+        except LinAlgError:
+            singular.append(H)
+        return cholesky(H)
+
+    monkeypatch.setattr(scorer, "_cholesky", counting)
+    w, b = scorer.fit_logistic(X, y, 1e6)
+    assert singular and np.isfinite(w).all() and ((X @ w + b > 0) == (y > 0)).all()
 
 
 def test_pair_features_of_the_scored_rows_equal_those_of_their_whole_block():

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA
 from kcooc.config import load
 from kcooc.engine import Context, ProcessEngine, SerialEngine
 from kcooc.errors import KcoocError
@@ -20,6 +19,8 @@ from kcooc.filtering.select import select
 from kcooc.filtering.workspace import Workspace
 from kcooc.phsic.model import PHSIC
 from kcooc.text import LANGUAGE_SCRIPTS, SCRIPT_RANGES, TextStats
+
+from conftest import DATA
 
 EN_JA = f"{DATA}/en-ja.tsv"
 
@@ -67,7 +68,8 @@ def naive_reasons(src, tgt, rules):
             reasons.append("identical_sides")
         elif rules.max_chars is not None and max(len(s), len(t)) > rules.max_chars:
             reasons.append("too_long")
-        elif rules.length_ratio() is not None and max(len(s), len(t)) + 10 > rules.length_ratio() * (min(len(s), len(t)) + 10):
+        elif (rules.length_ratio() is not None
+              and max(len(s), len(t)) + 10 > rules.length_ratio() * (min(len(s), len(t)) + 10)):
             reasons.append("length_ratio")
         elif rules.control_chars and (ns[3] or nt[3]):
             reasons.append("control_chars")
@@ -135,8 +137,8 @@ def naive_select(scores, reasons, cfg, words):
 @given(st.lists(st.integers(-3, 3), min_size=1, max_size=40), st.data())
 def test_selection_equals_a_sorted_reference(values, data):
     scores = np.array(values, dtype=float) / 2  # many ties: they must go to the earlier line
-    reasons = np.array(data.draw(st.lists(st.sampled_from([0, 0, 0, 1, 3]), min_size=len(values), max_size=len(values))),
-                       dtype=np.uint8)
+    reasons = np.array(data.draw(st.lists(st.sampled_from([0, 0, 0, 1, 3]), min_size=len(values),
+                                          max_size=len(values))), dtype=np.uint8)
     words = np.array(data.draw(st.lists(st.integers(0, 5), min_size=len(values), max_size=len(values))), dtype=np.int32)
     mode = data.draw(st.sampled_from(["top_k", "top_ratio", "word_budget", None]))
     value = {"top_k": data.draw(st.integers(0, 50)), "top_ratio": data.draw(st.floats(0.01, 1.0)),
@@ -248,9 +250,9 @@ import re  # noqa: E402
 import zlib  # noqa: E402
 
 from kcooc.filtering import features as feat  # noqa: E402
+from kcooc.filtering import spelled_numbers as spelled  # noqa: E402
 from kcooc.filtering.alignment import DIAGONALS, AlignmentModel, token_sequences  # noqa: E402
 from kcooc.filtering.alignment import TOKEN_LIMIT as ALIGNMENT_TOKEN_LIMIT  # noqa: E402
-from kcooc.filtering import spelled_numbers as spelled  # noqa: E402
 from kcooc.filtering.mismatch import mismatch_features  # noqa: E402
 from kcooc.filtering.noise import MINHASHES, NOISE_FAMILIES, NOISE_KINDS, similar_partners, synthesize  # noqa: E402
 from kcooc.filtering.scorer import PairClassifier, train  # noqa: E402
@@ -317,7 +319,9 @@ def naive_pair_numbers(s, t):
 
 def naive_items(sentence, kind, other=None):
     if kind == "numbers":
-        return set(naive_pair_numbers(sentence, other)[0]) if other is not None else set(naive_item_list(sentence, kind))
+        if other is not None:
+            return set(naive_pair_numbers(sentence, other)[0])
+        return set(naive_item_list(sentence, kind))
     if kind == "capitals":
         tokens, current = [], ""
         for c in sentence + " ":
@@ -427,7 +431,8 @@ def test_mismatch_features_equal_a_multiset_reference(pair):
 
 
 GCC_AND_MARKUP_PAIRS = [  # (source, target, placeholders agree)
-    ("-fdoc-inc=<file> Include a Ddoc macro <file>.", "-fdoc-inc=<Datei> Eine Ddoc-Makro-Datei <Datei> inkludieren.", True),
+    ("-fdoc-inc=<file> Include a Ddoc macro <file>.", "-fdoc-inc=<Datei> Eine Ddoc-Makro-Datei <Datei> inkludieren.",
+     True),
     ("don%'t support DSP extension instructions", "Erweiterungsbefehle für DSPs nicht unterstützen", True),
     ("include %qs translated to import", "%<include %s%> wurde übersetzt zu »import«", True),
     ("definition of explicitly-defaulted %q+D", "définition de %qD explicitement par défaut", True),
@@ -500,7 +505,8 @@ def naive_trigrams(sentence, buckets):
     out = []
     for i in range(len(text) - 2):
         a, b, c = (ord(x) for x in text[i : i + 3])
-        out.append((int(mix64(np.uint64(a | b << 21 | c << 42))) % buckets, int(mix64(np.uint64(a | b << 21))) % buckets))
+        trigram, context = mix64(np.uint64(a | b << 21 | c << 42)), mix64(np.uint64(a | b << 21))
+        out.append((int(trigram) % buckets, int(context) % buckets))
     return out
 
 
@@ -515,7 +521,8 @@ def test_corpus_features_equal_a_per_pair_reference():
                 trigrams[side, tri] += 1
                 contexts[side, ctx] += 1
     assert np.array_equal(counts.trigrams, trigrams) and np.array_equal(counts.contexts, contexts)
-    halves = feat.CorpusCounts.count(src[:77], tgt[:77], fluency).merge(feat.CorpusCounts.count(src[77:], tgt[77:], fluency))
+    halves = feat.CorpusCounts.count(src[:77], tgt[:77], fluency).merge(
+        feat.CorpusCounts.count(src[77:], tgt[77:], fluency))
     assert all(np.array_equal(x, y) for x, y in zip(halves.arrays().values(), counts.arrays().values()))
 
     model = feat.CorpusModel(counts)
@@ -711,11 +718,24 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     bucket = np.array([sum(c >= edge for edge in (10, 25, 50, 100)) for c in chars])
     edges = [-87.0, -30.0, -10.0, math.log(0.5)]
     depth = [next((e for e in edges if math.log(p) <= e), edges[-1]) for p in posterior]  # the first edge >= log P
-    rate = np.array([(sum(1 for j in range(400) if clean[j] and bucket[j] == bucket[i] and math.log(posterior[j]) <= depth[i]) + 1)
-                     / ((clean & (bucket == bucket[i])).sum() + 2) for i in range(400)])
-    q = 0.8 * rate / (0.8 * rate + 0.2)
-    np.testing.assert_allclose(gated.predict_proba(G), plain.predict_proba(G[:, :4]) * (posterior + (1 - posterior) * q),
-                               rtol=1e-12)
+
+    def rates(counted):  # per row: share r of the counted clean sides of its length at most as deep, smoothed
+        return np.array([(sum(1 for j in range(400) if counted[j] and bucket[j] == bucket[i]
+                              and math.log(posterior[j]) <= depth[i]) + 1)
+                         / ((counted & (bucket == bucket[i])).sum() + 2) for i in range(400)])
+
+    def bayes(rate, prior):
+        return prior * rate / (prior * rate + 1 - prior)
+
+    def gate_rates(prior):  # measured twice: the second time without the clean sides the first puts below 1/2
+        first = posterior + (1 - posterior) * bayes(rates(clean), prior)
+        return rates(clean & (first >= 0.5))
+
+    rate = gate_rates(0.8)
+    assert not np.allclose(rate, rates(clean))  # the second measurement left some sides out
+    q = bayes(rate, 0.8)
+    expected = plain.predict_proba(G[:, :4]) * (posterior + (1 - posterior) * q)
+    np.testing.assert_allclose(gated.predict_proba(G), expected, rtol=1e-12)
     weakest = gated.weakest(G)
     low = posterior + (1 - posterior) * q < 0.5
     assert low.any() and (weakest[low] == 5).all()
@@ -726,14 +746,14 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     source = names + ["src_chars", "src_lang"]
     as_input = PairClassifier(source, regularization=0.5).fit(G, clean)
     both = PairClassifier(source, regularization=0.5, source_language_prior=0.99).fit(G, clean)
-    assert as_input.gate_columns == [] and both.gate_columns == [4] and "src_lang" in both.input_names
-    q = 0.99 * rate / (0.99 * rate + 0.01)
+    assert as_input.gate.columns == [] and both.gate.columns == [4] and "src_lang" in both.input_names
+    q = bayes(gate_rates(0.99), 0.99)
     np.testing.assert_allclose(both.predict_proba(G), as_input.predict_proba(G) * (posterior + (1 - posterior) * q),
                                rtol=1e-12)
     params, arrays = both.state()
     assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(G), both.predict_proba(G))
     older = {k: v for k, v in as_input.state()[0].items() if k != "source_language_prior"}  # saved before the option
-    assert PairClassifier.from_state(older, as_input.state()[1]).gate_columns == []
+    assert PairClassifier.from_state(older, as_input.state()[1]).gate.columns == []
 
 
 def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
@@ -748,7 +768,7 @@ def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
     F[labels == 1, 1] += rng.choice([-1, 1], n // 3) * rng.uniform(0.5, 1.5, n // 3)  # length defects only
     F[labels == 2, 0] -= rng.uniform(0.5, 1.5, n // 3)  # misaligned: low PHSIC only
     model = PairClassifier(names, regularization=0.5, detectors=["length", "misaligned"]).fit(F, labels)
-    assert model.gate_columns == [] and model.detectors_ == ["length", "misaligned"]
+    assert model.gate.columns == [] and model.detectors_ == ["length", "misaligned"]
     expanded = np.column_stack([F, np.abs(F[:, 1] - np.median(F[labels == 0, 1]))])
     scale = expanded.std(0)
     scale[scale == 0] = 1
@@ -756,7 +776,8 @@ def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
     margins = []
     for k in (1, 2):  # each detector: clean against its own noise alone
         rows = (labels == 0) | (labels == k)
-        reference = LogisticRegression(C=0.5, solver="newton-cholesky", max_iter=100, tol=1e-6).fit(terms[rows], labels[rows] == 0)
+        reference = LogisticRegression(C=0.5, solver="newton-cholesky", max_iter=100, tol=1e-6)
+        reference.fit(terms[rows], labels[rows] == 0)
         margins.append(-reference.decision_function(terms))
     np.testing.assert_allclose(model.margins(F), np.column_stack(margins), rtol=1e-6, atol=1e-6)
     # P(clean) is the softmax of (0, m_1, m_2), computed by hand from the stored arrays
@@ -782,6 +803,74 @@ def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
         PairClassifier.from_state({**params, "fitted_detectors": ["other"]}, arrays)
 
 
+def gate_rows(path, lang):
+    """[tgt_chars, tgt_lang] of the targets of a fixture corpus, as the extractor computes them, and the targets."""
+    from kcooc.langid import LanguageIdentifier
+
+    with open(path, encoding="utf-8") as f:
+        targets = [line.rstrip("\n").split("\t")[1] for line in f]
+    posterior = LanguageIdentifier().probability(targets, lang)
+    return np.column_stack([np.log1p([len(t) for t in targets]), posterior]), targets
+
+
+def test_the_language_gate_trusts_short_sides_the_identifier_doubts_and_rejects_another_language():
+    from kcooc.filtering.gate import LanguageGate
+
+    names = ["tgt_chars", "tgt_lang"]
+    # a corpus's clean sides calibrate the gate: short German GCC messages the identifier doubts
+    # ('ERRMSG-Variable', 'ESA/390-Architektur.', P(de) < .1) keep most of their score
+    G, targets = gate_rows(f"{DATA}/en-de.tsv", "de")
+    factors = LanguageGate(names).fit(G).factors(G)[:, 0]
+    doubted = np.array([len(t) < 25 for t in targets]) & (G[:, 1] < 0.5)
+    assert doubted.sum() >= 2 and (factors[doubted] > 0.5).all()
+    assert np.mean(factors < 0.5) < 0.05
+    # Chinese translations of the same LibreOffice strings and package descriptions in an en-ja corpus: every
+    # one of ten characters or more that the identifier does not read as Japanese (two it does: '返回有关环境的信息。')
+    # loses at least half its score, the Japanese sides almost never do
+    J, _ = gate_rows(EN_JA, "ja")
+    gate = LanguageGate(names).fit(J)
+    Z, chinese = gate_rows(f"{DATA}/en-zh-wrong.tsv", "ja")
+    long_enough = np.array([len(t) >= 10 for t in chinese]) & (Z[:, 1] < 0.5)
+    assert long_enough.sum() >= 20 and (gate.factors(Z)[long_enough, 0] < 0.5).all()
+    assert np.mean(gate.factors(J)[:, 0] < 0.5) < 0.05
+    # the state round trip, and a state of another shape refused
+    params, arrays = gate.state()
+    again = LanguageGate.from_state(names, params, arrays)
+    assert np.array_equal(again.factors(Z), gate.factors(Z))
+    with pytest.raises(KcoocError, match="rejection"):
+        LanguageGate.from_state(names, params, {"rejection": arrays["rejection"][:, :2]})
+
+
+def test_training_calibrates_the_gate_without_the_share_the_other_features_doubt():
+    """The doubtful share is ranked with the gate's factors; a gate calibrated on what is left would never
+    see the clean sides it doubts and would doubt them all the more. It is calibrated on the clean training
+    pairs less the share ranked lowest by the score without the gate."""
+    from kcooc.filtering.gate import LanguageGate
+    from kcooc.langid import LanguageIdentifier
+    from kcooc.text import TextStats as Stats
+
+    src, tgt = read_en_ja(600)
+    identifier = LanguageIdentifier()
+    names = list(feat.PAIR_FEATURES) + ["tgt_lang"]
+
+    def features(s, t):
+        return np.column_stack([feat.pair_features(s, t, Stats(s), Stats(t)), identifier.probability(t, "ja")])
+
+    classifier, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3)
+    first, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7)  # its first fit
+    noisy_src, noisy_tgt, _ = synthesize(src, tgt, 7)
+    F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
+    rows = np.flatnonzero(~(np.random.default_rng(8).random(600) < 0.25))  # the clean training pairs
+    p = first.predict_proba(F[rows])
+    without_gate = p / first.gate.factors(F[rows])[:, 0]
+    credible = rows[np.argsort(without_gate, kind="stable")[int(0.3 * rows.size):]]
+    expected = LanguageGate(names).fit(F[credible])
+    np.testing.assert_array_equal(classifier.gate.rejection_, expected.rejection_)
+    # ranked with the gate, the left-out share would hold more of the sides the identifier doubts
+    gated = rows[np.argsort(p, kind="stable")[int(0.3 * rows.size):]]
+    assert np.mean(F[gated, -1] < 0.5) < np.mean(F[credible, -1] < 0.5)
+
+
 def test_a_binary_classifier_of_an_older_artifact_still_scores_as_it_did():
     rng = np.random.default_rng(2)
     names = ["phsic", "char_ratio", "src_chars", "tgt_chars", "src_lang", "tgt_lang"]
@@ -795,10 +884,11 @@ def test_a_binary_classifier_of_an_older_artifact_still_scores_as_it_did():
     old_params["intercept"] = -float(arrays["intercept"][0])
     old_arrays = {**{k: v for k, v in arrays.items() if k != "intercept"}, "coef": -arrays["coef"][0]}
     old = PairClassifier.from_state(old_params, old_arrays)
-    assert old.gate_columns == [4, 5]
+    assert old.gate.columns == [4, 5]
     Z = both.standardised(F)
     decision = PairClassifier._terms(Z) @ old_arrays["coef"] + old_params["intercept"]
-    np.testing.assert_allclose(old.predict_proba(F), 1 / (1 + np.exp(-decision)) * both._gate(F).prod(axis=1), rtol=1e-12)
+    expected = 1 / (1 + np.exp(-decision)) * both.gate.factors(F).prod(axis=1)
+    np.testing.assert_allclose(old.predict_proba(F), expected, rtol=1e-12)
 
 
 def test_training_is_seeded_and_reports_held_out_numbers():

@@ -7,9 +7,10 @@ import os
 
 import pytest
 
-from conftest import TRAIN
 from kcooc.errors import InputError
 from kcooc.io import TsvReader, atomic_output, text_blocks
+
+from conftest import TRAIN
 
 
 def rows(reader):

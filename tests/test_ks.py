@@ -5,18 +5,18 @@ and `kcooc ks align` on real names (arabnamer, CLDR), with bad input."""
 
 import gzip
 import itertools
-
 import json
 import os
 
 import numpy as np
 import pytest
 
-from conftest import DATA, run
 from kcooc.ks.align import kernelized_sorting, p_smooth, reference_kernels, zero_diagonal
 from kcooc.ks.convex import convex_sorting, relaxed_objective
 from kcooc.ks.mcca import mcca
-from kcooc.ks.sorting import centre, objective, relaxed_rows, sort, sort_with_seeds, sub_polynomial, pca_initialisations
+from kcooc.ks.sorting import centre, objective, pca_initialisations, relaxed_rows, sort, sort_with_seeds, sub_polynomial
+
+from conftest import DATA, needs_translit, run
 
 
 def permuted_problem(n=40, extra=0, seed=0):
@@ -192,6 +192,7 @@ def test_convex_keeps_wrong_seeds_and_matches_the_rest():
     assert all(trace.match[s] == t for s, t in seeds.items()) and sorted(trace.match) == list(range(30))
 
 
+@needs_translit
 def test_cli_convex_on_romanised_cldr_names(tmp_path):
     args = ["ks", "align", "-c", os.path.join(DATA, "..", "..", "configs", "ks-translit.yaml"), "--method", "convex",
             "--source", os.path.join(DATA, "tl-ar-en.txt"), "--target", os.path.join(DATA, "tl-ar-native.txt"),
@@ -210,6 +211,7 @@ def test_cli_convex_on_romanised_cldr_names(tmp_path):
     assert (tmp_path / "a.tsv").read_bytes() == (tmp_path / "b.tsv").read_bytes()
 
 
+@needs_translit
 def test_romanise_counts_n_grams_of_the_romanised_target():
     from anyascii import anyascii
 
@@ -247,10 +249,12 @@ def test_cli_truncated_gzip_names_are_exit_2(tmp_path):
     (tmp_path / "en.txt.gz").write_bytes(data[: len(data) // 2])
     result = run("ks", "align", "--method", "convex", "--source", tmp_path / "en.txt.gz",
                  "--target", os.path.join(DATA, "tl-ar-native.txt"), "-o", tmp_path / "a.tsv", check=False)
-    assert result.returncode == 2 and "en.txt.gz:" in result.stderr and "truncated or corrupt input" in result.stderr and "Traceback" not in result.stderr
+    assert result.returncode == 2 and "en.txt.gz:" in result.stderr
+    assert "truncated or corrupt input" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "a.tsv").exists()
 
 
+@needs_translit
 def test_skeletons_of_transliterations_agree_across_scripts():
     from kcooc.ks.features import skeleton
 
@@ -293,6 +297,7 @@ def test_the_unsmoothed_grid_point_runs_on_the_reference_kernels():
     assert (unseeded.match == truth).sum() >= 25
 
 
+@needs_translit
 def test_cli_says_how_many_recovered_pairs_were_seeds(tmp_path):
     gold = dict(line.split("\t") for line in open(os.path.join(DATA, "tl-ar-gold.tsv")).read().splitlines())
     (tmp_path / "seeds.tsv").write_text(f"1\t{gold['1']}\n2\t{gold['2']}\n3\t{gold['4']}\n")  # one wrong seed
@@ -309,7 +314,8 @@ def test_cli_says_how_many_recovered_pairs_were_seeds(tmp_path):
 @pytest.mark.parametrize("method", ["p-smooth", "ks"])
 def test_cli_methods_without_seeds_refuse_them(tmp_path, method):
     (tmp_path / "seeds.tsv").write_text("1\t23\n")
-    for seeds in (["--seeds", tmp_path / "seeds.tsv"], ["--gold", os.path.join(DATA, "names-gold.tsv"), "--random-seeds", "3"]):
+    for seeds in (["--seeds", tmp_path / "seeds.tsv"],
+                  ["--gold", os.path.join(DATA, "names-gold.tsv"), "--random-seeds", "3"]):
         result = run("ks", "align", "--method", method, "--source", os.path.join(DATA, "names-en.txt"),
                      "--target", os.path.join(DATA, "names-ar.txt"), *seeds, "-o", tmp_path / "a.tsv", check=False)
         assert result.returncode == 2 and f"method {method} does not use seed alignments" in result.stderr

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from py3langid import langid as py3langid
 
-from conftest import DATA
 from kcooc.errors import InputError
 from kcooc.langid import BLOCK_TEXTS, LanguageIdentifier, check_language_code
+
+from conftest import DATA
 
 
 def real_lines():
@@ -69,7 +70,8 @@ def test_probability_is_the_column(lid):
     column = lid.languages.index("de")
     probability = lid.probability(texts, "de")
     assert probability.dtype == np.float64 and probability.shape == (300,)
-    np.testing.assert_allclose(probability, np.exp(lid.log_probabilities(texts)[:, column].astype(np.float64)), rtol=1e-6)
+    expected = np.exp(lid.log_probabilities(texts)[:, column].astype(np.float64))
+    np.testing.assert_allclose(probability, expected, rtol=1e-6)
 
 
 def test_batch_equals_one_by_one_and_blocks(lid):

@@ -11,8 +11,9 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import DATA, read_pairs
 from kcooc.errors import InputError
+
+from conftest import DATA, read_pairs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -55,7 +56,8 @@ def test_phsic_save_load_round_trip(tmp_path):
     model.save(path, config={"seed": 0}, encoders=[encoder.spec()] * 2, data_sha256="ab", note="kept")
     header, loaded = load_phsic(path)
     assert header["note"] == "kept" and header["encoders"][0]["name"] == "hashing"
-    assert np.array_equal(loaded.score(X[:20].toarray(), Y[:20].toarray()), model.score(X[:20].toarray(), Y[:20].toarray()))
+    X20, Y20 = X[:20].toarray(), Y[:20].toarray()
+    assert np.array_equal(loaded.score(X20, Y20), model.score(X20, Y20))
     with pytest.raises(InputError, match="is a 'phsic' model, expected a 'nsk' model"):
         from kcooc.nsk.model import load_nsk
 
@@ -131,7 +133,8 @@ def test_string_rewriting_kernel_call_is_the_cli_gram():
     from kcooc import StringRewritingKernel
     from kcooc.encoders import tokenize
 
-    rows = [line.rstrip("\n").split("\t") for line in open(os.path.join(DATA, "srk-verses-train.tsv"), encoding="utf-8")]
+    with open(os.path.join(DATA, "srk-verses-train.tsv"), encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f]
     pairs = [(tokenize(r[1], True, True), tokenize(r[2], True, True)) for r in rows[:40]]
     kernel = StringRewritingKernel([{"kind": "srk", "k": [1, 2], "pattern_types": ["stem"], "variable_types": ["stem"]},
                                     {"kind": "pr"}], tile_rows=7)

@@ -11,11 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, run
 from kcooc.nsk.hashing import NeighbourIndex, knn_predict
 from kcooc.nsk.learn import learn_sigma, nn_loss
 from kcooc.nsk.model import ConvolutionKernel
 from kcooc.nsk.structures import Labels, Structures, read_structures
+
+from conftest import DATA, run
 
 BROWN_TRAIN = os.path.join(DATA, "nsk-brown-train.jsonl")
 BROWN_TEST = os.path.join(DATA, "nsk-brown-test.jsonl")
@@ -272,7 +273,8 @@ def test_cli_train_and_classify_on_brown_paths(tmp_path):
 
 def test_cli_trees(tmp_path):
     rows = [{"label": i % 2, "tree": {"edge": "root", "node": "bind" if i % 2 else "cut", "children": [
-        {"edge": "arg0", "node": f"p{i % 3}"}, {"edge": "arg1", "node": "x", "children": [{"edge": "mod", "node": "y"}]}]}}
+        {"edge": "arg0", "node": f"p{i % 3}"},
+        {"edge": "arg1", "node": "x", "children": [{"edge": "mod", "node": "y"}]}]}}
         for i in range(30)]
     train = tmp_path / "trees.jsonl"
     train.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
@@ -287,7 +289,8 @@ def test_cli_trees(tmp_path):
 @pytest.mark.parametrize("content, message", [
     ('{"label": 1, "tuples": [["nn", "dog"]]}\nnot json\n', "bad.jsonl:2: not JSON"),
     ('{"tuples": [["nn", "dog"]]}\n', "bad.jsonl:1: missing 'label'"),
-    ('{"label": 1, "tuples": [["nn", "dog"]]}\n{"label": 0, "tree": {"node": "x"}}\n', "bad.jsonl:2: a tree among paths"),
+    ('{"label": 1, "tuples": [["nn", "dog"]]}\n{"label": 0, "tree": {"node": "x"}}\n',
+     "bad.jsonl:2: a tree among paths"),
     ('{"label": 3, "tuples": []}\n', "label must be 1 or 0"),
     ('{"label": 1, "tuples": [["nn"]]}\n', "[edge, node] pairs"),
     (b'{"label": 1, "tuples": [["nn", "d\xffg"]]}\n', "bad.jsonl:1: invalid UTF-8"),

@@ -4,22 +4,23 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from conftest import read_pairs
 from kcooc.encoders import HashingEncoder, WordLlamaEncoder
 from kcooc.kernels import IncompleteCholeskyMap, RBFKernel, make_kernel
 from kcooc.phsic import PHSIC, CrossMoments
 
+from conftest import needs_wordllama, read_pairs
 
-def naive_phsic(x_new, y_new, X, Y, k, l):
+
+def naive_phsic(x_new, y_new, X, Y, k, l_kernel):
     """Eq. 27 written out: (k - kbar)^T (1/n) H (l - lbar) with n x n Gram matrices, per pair."""
     n = X.shape[0]
-    K, L = k(X, X), l(Y, Y)
+    K, L = k(X, X), l_kernel(Y, Y)
     H = np.eye(n) - np.ones((n, n)) / n
     k_bar, l_bar = K.mean(axis=1), L.mean(axis=1)
     scores = []
     for x, y in zip(x_new, y_new):
         kv = np.array([k(x[None], X[i : i + 1])[0, 0] for i in range(n)])
-        lv = np.array([l(y[None], Y[i : i + 1])[0, 0] for i in range(n)])
+        lv = np.array([l_kernel(y[None], Y[i : i + 1])[0, 0] for i in range(n)])
         scores.append((kv - k_bar) @ (H / n) @ (lv - l_bar))
     return np.array(scores)
 
@@ -27,6 +28,7 @@ def naive_phsic(x_new, y_new, X, Y, k, l):
 @pytest.fixture(scope="module")
 def vectors():
     """Real sentence vectors: WordLlama embeddings of dialogue pairs from the excerpt."""
+    pytest.importorskip("wordllama", reason="wordllama is not installed (pip install 'kcooc[wordllama]')")
     x, y = read_pairs(n=60)
     encoder = WordLlamaEncoder()
     return encoder.encode(x).astype(np.float64), encoder.encode(y).astype(np.float64)
@@ -50,9 +52,8 @@ def test_full_rank_icd_equals_eq27(vectors, kernel):
     train, test = slice(0, 30), slice(30, 45)
     model = PHSIC(kernel, rank=30, tol=1e-13).fit(X[train], Y[train])
     assert model.x_map.icd.dim == 30
-    k, l = model.x_map.kernel, model.y_map.kernel
     for rows in (train, test):
-        expected = naive_phsic(X[rows], Y[rows], X[train], Y[train], k, l)
+        expected = naive_phsic(X[rows], Y[rows], X[train], Y[train], model.x_map.kernel, model.y_map.kernel)
         np.testing.assert_allclose(model.score(X[rows], Y[rows]), expected, rtol=1e-6, atol=1e-10)
 
 
@@ -132,6 +133,7 @@ def test_score_matrix_matches_pairwise_scores(vectors):
     np.testing.assert_allclose(matrix, pairwise, rtol=1e-10)
 
 
+@needs_wordllama
 def test_true_pairs_score_higher_than_shuffled_pairs():
     """PHSIC learns the dependence: real (context, response) pairs beat mismatched ones."""
     x, y = read_pairs()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from ..cliutils import (LOG, KcoocGroupOfCommands, PositiveFloat, check_outputs, config_options, guarded,
+from ..cliutils import (LOG, KcoocGroupOfCommands, check_outputs, config_options, guarded,
                         input_option, load_config, output_option, progress, require, run_options, seed_option,
                         write_summary)
 from ..config import to_dict
@@ -60,7 +60,7 @@ def ca():
 @click.option("--supervision", default=None, help="SCA: 'word word score' pairs, e.g. data/benchmarks/men.txt [config: supervision].")
 @click.option("--power-iterations", type=click.IntRange(min=0), default=None,
               help="Randomized SVD power iterations; with --tol the most [config: power_iterations].")
-@click.option("--tol", type=PositiveFloat(), default=None,
+@click.option("--tol", type=float, default=None,
               help="Stop the power iterations once every relative residual is below this [config: tol].")
 @seed_option()
 @run_options
@@ -245,7 +245,7 @@ def plot_command(input_path, output, title, quiet, summary_path):
       kcooc ca plot -o fisher.png
       kcooc ca plot -i contingency.tsv -o map.pdf
     """
-    from .plot import FISHER, biplot, plot_format
+    from .plot import FISHER, biplot, check_table, plot_format
 
     check_outputs(output, summary_path, inputs=[input_path])
     plot_format(output)
@@ -254,6 +254,10 @@ def plot_command(input_path, output, title, quiet, summary_path):
         title = title or "Fisher's data: eye (rows) and hair (columns) colour"
     else:
         rows, columns, counts = read_table(input_path)
+        try:
+            counts = check_table(rows, columns, counts)
+        except InputError as exc:
+            raise InputError(f"{input_path}: {exc}") from None
     with atomic_output(output, binary=True) as out:
         inertia = biplot(rows, columns, counts, output, out, title or os.path.basename(input_path))
     click.echo("principal inertias: " + ", ".join(f"{v:.4f}" for v in inertia))

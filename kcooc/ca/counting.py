@@ -66,8 +66,9 @@ class Vocabulary:
             counter.update(tokens)
         kept = sorted((item for item in counter.items() if item[1] >= min_count), key=lambda wc: (-wc[1], wc[0]))
         kept = kept[:max_vocab] if max_vocab else kept
-        if not kept:
-            raise InputError(f"no word occurs at least {min_count} times")
+        if len(kept) < 2:  # a word x context table needs two rows to have any inertia
+            raise InputError(f"{'no word' if not kept else 'only one word'} occurs at least {min_count} times; "
+                             "CA needs two")
         return cls([w for w, _ in kept], np.array([c for _, c in kept], dtype=np.int64))
 
     def ids(self, tokens: list[str]) -> np.ndarray:

@@ -27,6 +27,21 @@ FORMATS = {".png": ("png", {"Software": None}), ".pdf": ("pdf", {"CreationDate":
            ".svg": ("svg", {"Date": None, "Creator": None})}
 
 
+def check_table(rows: list[str], columns: list[str], N: np.ndarray) -> np.ndarray:
+    """``N`` divided by its largest count, or an InputError: CA places a row or column by its profile, so
+    each needs a count, and the profiles must differ (total inertia > 0). CA is invariant to the table's
+    scale; dividing first keeps sums of counts near the float limit finite."""
+    N = np.asarray(N, dtype=np.float64)
+    for labels, totals, what in ((rows, N.sum(axis=1), "row"), (columns, N.sum(axis=0), "column")):
+        empty = np.flatnonzero(totals == 0)
+        if empty.size:
+            raise InputError(f"{what} {labels[empty[0]]!r} has no counts; CA places a {what} by its profile")
+    N = N / N.max()
+    if CAOperator(sp.csr_matrix(N)).total_inertia() <= 1e-12:
+        raise InputError("every row has the same profile (total inertia 0): the map would be a single point")
+    return N
+
+
 def principal_coordinates(N: np.ndarray, dims: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(row coordinates, column coordinates, principal inertias) of the first ``dims`` dimensions."""
     op = CAOperator(sp.csr_matrix(np.asarray(N, dtype=np.float64)))
@@ -89,7 +104,8 @@ def biplot(rows: list[str], columns: list[str], N: np.ndarray, path: str, out, t
 
     F, G, inertia = principal_coordinates(N)
     total = CAOperator(sp.csr_matrix(np.asarray(N, dtype=np.float64))).total_inertia()
-    with matplotlib.rc_context({"svg.hashsalt": "kcooc", "pdf.compression": 6}):
+    # labels and titles are text: no TeX (a user's matplotlibrc may turn it on), no $...$ math (parse_math=False)
+    with matplotlib.rc_context({"svg.hashsalt": "kcooc", "pdf.compression": 6, "text.usetex": False}):
         figure, axes = plt.subplots(figsize=(6, 5), dpi=120)
         axes.axhline(0, color="0.8", lw=0.8)
         axes.axvline(0, color="0.8", lw=0.8)
@@ -99,7 +115,7 @@ def biplot(rows: list[str], columns: list[str], N: np.ndarray, path: str, out, t
         axes.margins(0.15)
         axes.set_xlabel(f"dimension 1 ({inertia[0]:.4f}, {inertia[0] / total:.1%} of inertia)")
         axes.set_ylabel(f"dimension 2 ({inertia[1]:.4f}, {inertia[1] / total:.1%})")
-        axes.set_title(title or "Correspondence analysis")
+        axes.set_title(title or "Correspondence analysis", parse_math=False)
         axes.legend(loc="best")
         figure.tight_layout()
         place_labels(figure, axes, np.vstack([F[:, :2], G[:, :2]]), list(rows) + list(columns),
@@ -115,8 +131,8 @@ def place_labels(figure, axes, points: np.ndarray, labels: list[str], colours: l
     offset, marker = 4.0, 3.5 * figure.dpi / 72  # points; half a marker (scatter default: 6 points) in pixels
     figure.canvas.draw()  # fixes the limits that the equal aspect sets, and so the data -> screen transform
     renderer = figure.canvas.get_renderer()
-    drafts = [axes.annotate(label, (x, y), xytext=(offset, offset), textcoords="offset points", fontsize=9)
-              for (x, y), label in zip(points, labels)]
+    drafts = [axes.annotate(label, (x, y), xytext=(offset, offset), textcoords="offset points", fontsize=9,
+                            parse_math=False) for (x, y), label in zip(points, labels)]
     label_boxes = np.array([text.get_window_extent(renderer).extents for text in drafts]) + [-1, -1, 1, 1]
     for text in drafts:
         text.remove()
@@ -126,4 +142,4 @@ def place_labels(figure, axes, points: np.ndarray, labels: list[str], colours: l
     for (x, y), label, colour, (dx, dy) in zip(points, labels, colours, shift):
         leader = {"arrowstyle": "-", "color": "0.6", "lw": 0.6, "shrinkA": 0, "shrinkB": 4} if np.hypot(dx, dy) > 6 else None
         axes.annotate(label, (x, y), xytext=(offset + dx, offset + dy), textcoords="offset points", fontsize=9,
-                      color=colour, arrowprops=leader)
+                      color=colour, arrowprops=leader, parse_math=False)

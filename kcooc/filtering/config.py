@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal, Union
 
-from ..config import option, section
+from ..config import ConfigValueError, Range, option, section
 from ..errors import InputError
 from ..phsic.config import KernelConfig, PhsicConfig
 from ..text import LANGUAGE_SCRIPTS
@@ -26,33 +26,26 @@ WIDE_SCRIPTS = {"japanese", "chinese", "korean"}  # a character carries a word o
 class FilterKernelConfig(KernelConfig):
     sample: Union[int, None] = option(
         20000, "incomplete Cholesky: pivots and bandwidth from this many pairs, drawn by a seeded hash of the "
-        "line number (the same sample on any engine); null = every pair, held in memory")
+        "line number (the same sample on any engine); null = every pair, held in memory", Range(1, 1 << 40))
 
 
 @dataclasses.dataclass
 class RulesConfig:
     empty_side: bool = option(True, "drop pairs with an empty (or all-whitespace) side")
     identical_sides: bool = option(True, "drop pairs whose sides are equal ignoring case and surrounding spaces (untranslated copies)")
-    max_chars: Union[int, None] = option(1000, "drop pairs with a side longer than this many characters (null = off)")
+    max_chars: Union[int, None] = option(1000, "drop pairs with a side longer than this many characters (null = off)",
+                                         Range(1, 1 << 40))
     max_length_ratio: Union[float, Literal["auto"], None] = option(
         "auto", "drop pairs whose longer side has more than this many times the characters of the shorter, each side "
         "counted with 10 characters more, so that one-word strings (Last Name / 姓) pass (null = off); "
-        "auto = 8 when one side is Chinese, Japanese or Korean and the other is not, else 3")
+        "auto = 8 when one side is Chinese, Japanese or Korean and the other is not, else 3", Range(1, 1e6))
     control_chars: bool = option(True, "drop pairs with control characters, U+FFFD (bad encoding upstream) or stray byte-order marks")
     src_language: Language = option(None, "declared source language; drop pairs whose source side has letters but too "
                                     "few in its script (null = off)")
     tgt_language: Language = option(None, "declared target language, as src_language")
     min_script_ratio: float = option(0.1, "script rule: least share of a side's letters that must be in its language's script "
-                                     "(placeholders' and URLs' letters not counted)")
+                                     "(placeholders' and URLs' letters not counted)", Range(0, 1))
     dedup: bool = option(True, "keep only the first copy of exactly duplicated pairs (the copies still count in the statistics)")
-
-    def validate(self) -> None:
-        if self.max_chars is not None and self.max_chars < 1:
-            raise InputError("rules.max_chars must be >= 1 or null")
-        if self.max_length_ratio not in (None, "auto") and self.max_length_ratio < 1:
-            raise InputError("rules.max_length_ratio must be >= 1 or null")
-        if not 0 <= self.min_script_ratio <= 1:
-            raise InputError("rules.min_script_ratio must be in [0, 1]")
 
     def length_ratio(self) -> float | None:
         """max_length_ratio, with auto resolved by the declared languages' scripts."""
@@ -65,56 +58,53 @@ class RulesConfig:
 @dataclasses.dataclass
 class SelectConfig:
     threshold: Union[float, None] = option(None, "keep pairs scoring at least this (combines with the others)")
-    top_k: Union[int, None] = option(None, "keep the k best-scoring pairs")
-    top_ratio: Union[float, None] = option(None, "keep this share (0-1] of the pairs that pass the rules, best first")
-    word_budget: Union[int, None] = option(None, "keep the best pairs until this many words (Zipporah-style)")
+    top_k: Union[int, None] = option(None, "keep the k best-scoring pairs", Range(0, 1 << 62))
+    top_ratio: Union[float, None] = option(None, "keep this share of the pairs that pass the rules, best first",
+                                           Range(0, 1, low_open=True))
+    word_budget: Union[int, None] = option(None, "keep the best pairs until this many words (Zipporah-style)",
+                                           Range(0, 1 << 62))
     budget_side: Literal["src", "tgt", "both"] = option("src", "word_budget counts whitespace-separated words of this side")
 
     def validate(self) -> None:
         chosen = [k for k in ("top_k", "top_ratio", "word_budget") if getattr(self, k) is not None]
         if len(chosen) > 1:
             raise InputError(f"choose one of select.top_k, select.top_ratio, select.word_budget (got {', '.join(chosen)})")
-        if (self.top_k is not None and self.top_k < 0) or (self.word_budget is not None and self.word_budget < 0):
-            raise InputError("select.top_k and select.word_budget must be >= 0")
-        if self.top_ratio is not None and not 0 < self.top_ratio <= 1:
-            raise InputError("select.top_ratio must be in (0, 1]")
 
 
 @dataclasses.dataclass
 class LearnConfig:
     sample: int = option(20000, "clean examples: a seeded sample of this many pairs that pass the rules (the same "
-                         "on any engine), each with one synthetic noisy copy (see kcooc/filtering/noise.py)")
-    validation: float = option(0.2, "share of the examples held out to report the classifier's accuracy and ROC-AUC")
+                         "on any engine), each with one synthetic noisy copy (see kcooc/filtering/noise.py)",
+                         Range(10, 1 << 40))
+    validation: float = option(0.2, "share of the examples held out to report the classifier's accuracy and ROC-AUC",
+                               Range(0.01, 0.99))
     regularization: float = option(0.01, "inverse L2 strength C of the logistic regression on standardised features "
-                                   "(strong: the synthetic noise is easier than real noise, so a loose fit overfits it)")
+                                   "(strong: the synthetic noise is easier than real noise, so a loose fit overfits it)",
+                                   Range(0, 1e6, low_open=True))
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
-                             "clean sampled sides of the same length; the source side's is an input of the classifier "
-                             "and a gentler gate (learn.source_language_prior)")
+                             "clean sampled sides of the same length (those that the other features, without the "
+                             "gate, find credible: all but learn.doubtful_share); the source side's is an input of "
+                             "the classifier and a gentler gate (learn.source_language_prior)")
     doubtful_share: float = option(0.3, "share of the sampled pairs (the clean examples, which are the corpus's own and "
-                                   "so hold its noise) that a first fit scores lowest and the final fit leaves out")
+                                   "so hold its noise) that a first fit scores lowest and the final fit leaves out",
+                                   Range(0, 1, high_open=True))
     detectors: bool = option(False, "one logistic detector per family of training noise (clean only when none fires; "
                              "--annotated then names the family) instead of one clean-vs-noise fit: twice the "
                              "training time, and no better on the development sample (docs/results-filtering.md)")
-    language_prior: float = option(0.9, "language gate: prior share of target sides in their expected language")
+    language_prior: float = option(0.9, "language gate: prior share of target sides in their expected language",
+                                   Range(0, 1, low_open=True, high_open=True))
     source_language_prior: float = option(0.99, "language gate of the source side: prior share of source sides in "
                                           "their expected language; near 1, so that only a source rejected far more "
                                           "firmly than the clean ones of its length (a third language) is penalised, "
-                                          "not a short English string such as a package name")
+                                          "not a short English string such as a package name",
+                                          Range(0, 1, low_open=True, high_open=True))
     lexical_buckets: int = option(2048, "hashed word ids per side in the word-alignment (lexical translation) "
-                                  "tables: (B + 1) x B per direction")
-    fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency model")
-    word_buckets: int = option(1 << 19, "hashed words, and hashed word bigrams, per side in the word fluency model")
-
-    def validate(self) -> None:
-        if (self.sample < 10 or not 0 < self.validation < 1 or self.regularization <= 0 or not 0 < self.language_prior < 1
-                or not 0 < self.source_language_prior < 1):
-            raise InputError("learn.sample must be >= 10, learn.validation in (0, 1), learn.regularization > 0 "
-                             "and learn.language_prior and learn.source_language_prior in (0, 1)")
-        if not 0 <= self.doubtful_share < 1:
-            raise InputError("learn.doubtful_share must be in [0, 1)")
-        if self.lexical_buckets < 1 or self.fluency_buckets < 1 or self.word_buckets < 2:
-            raise InputError("learn.lexical_buckets and learn.fluency_buckets must be >= 1, learn.word_buckets >= 2")
+                                  "tables: (B + 1) x B per direction (8192: 2.6 GB)", Range(1, 1 << 13))
+    fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency model",
+                                  Range(1, 1 << 24))
+    word_buckets: int = option(1 << 19, "hashed words, and hashed word bigrams, per side in the word fluency model",
+                               Range(2, 1 << 24))
 
 
 @dataclasses.dataclass
@@ -132,17 +122,20 @@ class FilterConfig(PhsicConfig):
     tgt_lang: Union[str, None] = option(None, "expected target language (ISO 639-1), as src_lang")
     learn: LearnConfig = section(LearnConfig, "the learned scorer (scorer: learned)")
     task_lines: int = option(16384, "lines per task (the unit sent to a worker and reduced in order; results do not "
-                             "depend on the engine or the number of jobs, but do on this)")
+                             "depend on the engine or the number of jobs, but do on this)", Range(1, 1 << 24))
 
     def validate(self) -> None:
-        if self.task_lines < 1:
-            raise InputError("task_lines must be >= 1")
+        super().validate()
         for key in ("src_lang", "tgt_lang"):
             code = getattr(self, key)
-            if code is not None and self.scorer == "learned" and self.learn.languages:
+            # an unknown code is an error with any scorer; the language identifier must know the learned scorer's
+            if code is not None and (code not in SCRIPT_LANGUAGE or (self.scorer == "learned" and self.learn.languages)):
                 from ..langid import check_language_code
 
-                check_language_code(code)
+                try:
+                    check_language_code(code)
+                except InputError as exc:
+                    raise ConfigValueError(key, str(exc)) from None
         # declared languages fill the script rule (and so the automatic length ratio)
         if self.rules.src_language is None:
             self.rules.src_language = SCRIPT_LANGUAGE.get(self.src_lang)

@@ -10,9 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import artifact
+from ..config import SEED, from_dict
 from ..errors import InputError
-from ..phsic.model import PHSIC
+from ..phsic.model import PHSIC, check_encoder_specs
 from .alignment import AlignmentModel
+from .config import FilterConfig, LearnConfig
 from .features import CorpusCounts
 from .scorer import LearnedScorer, PairClassifier
 
@@ -58,6 +60,7 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: l
                          "languages or learn.languages; train it again with --save-model")
     part = lambda prefix: {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}  # noqa: E731
     try:
+        check_header(header)
         model = PHSIC.from_artifact({"model": header["phsic"], "config": header["config"]}, part("phsic_"))
         counts = CorpusCounts(**part("counts_"))
         alignment = AlignmentModel.from_arrays(part("alignment_"))
@@ -72,6 +75,20 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: l
     _require(classifier.names == names and isinstance(encoders, list), f"{path}: its classifier's features are not "
              "the model's")
     return header, model, LearnedScorer(names, counts, alignment, classifier, header.get("validation"))
+
+
+def check_header(header: dict) -> None:
+    """The header's config and encoders, checked as a config file's are, and the classifier's seed and
+    parameters as the config's learn section (InputError, KeyError or TypeError if not sound)."""
+    classifier = header["classifier"]
+    if not isinstance(classifier, dict):
+        raise InputError("the classifier's parameters are not a mapping")
+    from_dict(FilterConfig, header["config"], prefix="config.")
+    check_encoder_specs(header["encoders"])
+    from_dict(LearnConfig, {key: classifier[key] for key in ("regularization", "language_prior", "source_language_prior")
+                            if classifier.get(key) is not None}, prefix="classifier.")
+    if not isinstance(classifier["seed"], int) or classifier["seed"] not in SEED:
+        raise InputError(f"classifier seed must be an integer {SEED}, got {classifier['seed']!r}")
 
 
 def _require(condition: bool, message: str) -> None:

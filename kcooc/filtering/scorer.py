@@ -9,9 +9,9 @@ ROC-AUC. Optionally (``train(detectors=True)``, config ``learn.detectors``) one 
 family of synthetic noise (noise.NOISE_FAMILIES: misalignment, length, untranslated text,
 numbers), each against its family alone, their log-odds combined as the clean class of a softmax:
 a pair is clean only when no detector fires. With a declared target language the
-probability is multiplied by a language gate that trusts the identifier as much as it proved
-reliable on clean pairs of that length (see PairClassifier); the source side's posterior is one
-of the regression's inputs and, with ``source_language_prior``, a gentler gate. The strongest
+probability is multiplied by a language gate (gate.py) that trusts the identifier as much as it
+proved reliable on clean pairs of that length; the source side's posterior is one of the
+regression's inputs and, with ``source_language_prior``, a gentler gate. The strongest
 reason a pair scored low is a gated language, or (in the detector that fired most) the feature
 whose value, set to the average clean pair's, lowers that detector's log-odds most.
 """
@@ -23,19 +23,15 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_fitted
 from ..linalg import fit_logistic
 from .alignment import AlignmentModel
 from .extractor import FeatureExtractor
 from .features import LANGUAGE_FEATURES, CorpusCounts, CorpusModel
+from .gate import GATED, LanguageGate
 from .noise import NOISE_FAMILIES, NOISE_KINDS, synthesize
 
 DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")
-
-
-GATED = ("tgt_lang",)  # language-ID posteriors that gate the score and are no input of the regression
-LENGTH_EDGES = np.array([10, 25, 50, 100])  # characters: the language gate trusts the identifier per length
-LOG_POSTERIOR_EDGES = np.array([-87.0, -30.0, -10.0, np.log(0.5)])  # ... and per depth of its "no"
 
 
 class PairClassifier:
@@ -52,17 +48,16 @@ class PairClassifier:
     regularization : float, default 1.0
         Inverse L2 strength C of the logistic regression.
     seed : int, default 0
-    language_prior : float, default 0.9
-        Prior share of sides in their declared language (the language gate below).
-    source_language_prior : float or None, default None
-        If set, the source side's posterior (an input of the regression) gates the score too, with
-        this prior: near 1, so that only a source rejected far more firmly than the clean sources of
-        its length (a text in a third language) is penalised, not a short English string.
+    language_prior, source_language_prior, gated
+        The language gate's (:class:`~kcooc.filtering.gate.LanguageGate`); the ``gated`` posteriors
+        are no input of the regression, the source's is one even when it gates too.
     detectors : sequence of str, default ("noise",)
         The noise classes (families of synthetic noise, noise.NOISE_FAMILIES) next to "clean".
 
+    Notes
+    -----
     Standardise, expand to degree 2, one binary logistic regression per detector k (clean against
-    that noise class alone), times a language gate per gated side (``gated``: the target's):
+    that noise class alone), times the language gate's factor per gated side (``gate``):
     ``predict_proba`` = 1 / (1 + sum_k exp(m_k)) x prod over gated sides (P + (1 - P) q),
     where m_k = w_k.z + z^T S_k z + b_k is detector k's log-odds of its noise against clean; the
     first factor is the clean class's probability in a softmax over clean and the detectors
@@ -71,37 +66,19 @@ class PairClassifier:
     sample of docs/results-filtering.md the detectors ranked no better and trained twice as long)
     this is the binary logistic regression sigmoid(-m).
 
-    P is the identifier's posterior of the side's expected language; q the probability that the
-    side is nevertheless in it when the identifier says no, by Bayes with a prior ``language_prior``
-    (``source_language_prior`` for the source) of right-language sides and the share r of clean
-    sides of that length whose log posterior is as low (at most the first of ``LOG_POSTERIOR_EDGES`` at or above the side's; measured on the clean
-    training pairs, smoothed (count + 1) / (n + 2)): q = prior r / (prior r + 1 - prior). Short
-    strings, which the identifier often gets wrong, are then hardly penalised; long ones strongly;
-    and a side the identifier rejects far more firmly than any clean side of its length (a text in
-    a third language: its log posterior of the expected one is often below -10) is penalised even
-    when short.
-
-    The posteriors are a factor: self-made noise can only put the *other side's* language on a side,
-    which other features already reveal, so a regression learns no use for them and scores a side in
-    a third language as clean. The source's posterior is an input too (swapped sides put the
-    target's language there); its gate is gentle (prior .99 in ``train``'s callers), because short
-    source strings (package names, option help) are often misidentified and the clean pairs the
-    gate doubts would rank below real noise.
+    The posteriors gate the score rather than feed the regression (gate.py says why). The source's
+    posterior is an input too (swapped sides put the target's language there); its gate is gentle
+    (prior .99 in ``train``'s callers), because short source strings (package names, option help)
+    are often misidentified and the clean pairs the gate doubts would rank below real noise.
     """
 
     def __init__(self, names: list[str], regularization: float = 1.0, seed: int = 0, language_prior: float = 0.9,
                  detectors: tuple[str, ...] | list[str] = ("noise",), gated: tuple[str, ...] | list[str] = GATED,
                  source_language_prior: float | None = None):
         self.names, self.regularization, self.seed = list(names), regularization, seed
-        self.language_prior, self.detectors, self.gated = language_prior, list(detectors), list(gated)
-        self.source_language_prior = source_language_prior
-        self.model_columns = [k for k, name in enumerate(self.names) if name not in self.gated]
-        self.gate_columns = [k for k, name in enumerate(self.names) if name in self.gated
-                             or (name == "src_lang" and source_language_prior is not None)]
-        self.gate_priors = np.array([language_prior if self.names[k] in self.gated else source_language_prior
-                                     for k in self.gate_columns], dtype=np.float64)
-        self.length_columns = [self.names.index(name.replace("_lang", "_chars")) for name in
-                               (self.names[k] for k in self.gate_columns)]
+        self.detectors = list(detectors)
+        self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated)
+        self.model_columns = [k for k, name in enumerate(self.names) if name not in self.gate.gated]
         self.deviation_columns = [self.names.index(name) for name in DEVIATIONS if name in self.names]
         width = len(self.model_columns) + len(self.deviation_columns)
         self.pairs = np.triu_indices(width)
@@ -117,7 +94,7 @@ class PairClassifier:
         several), each input, then the gated languages."""
         inputs = self.input_names
         prefixes = [f"{d}:" for d in self.detectors_] if len(self.detectors_) > 1 else [""]
-        return [p + name for p in prefixes for name in inputs] + [self.names[k] for k in self.gate_columns]
+        return [p + name for p in prefixes for name in inputs] + self.gate.gated_names
 
     def _expand(self, F: np.ndarray) -> np.ndarray:
         F = np.asarray(F, dtype=np.float64)
@@ -149,22 +126,11 @@ class PairClassifier:
             w, b = fit_logistic(terms if rows.all() else terms[rows], clean[rows], self.regularization, start=first)
             self.coef_[k], self.intercept_[k] = -w, -b
         self.reference_ = Z[clean].mean(axis=0)  # the average clean pair, standardised
-        F = np.asarray(F, np.float64)[clean]
-        buckets = self._length_buckets(F)
-        at_most = self._log_posteriors(F)[:, :, None] <= LOG_POSTERIOR_EDGES  # (rows, gates, edges)
-        self.rejection_ = np.array([[(at_most[b == k, g].sum(axis=0) + 1) / (np.sum(b == k) + 2)
-                                     for k in range(LENGTH_EDGES.size + 1)] for g, b in enumerate(buckets.T)]
-                                   ).reshape(len(self.gate_columns), LENGTH_EDGES.size + 1, LOG_POSTERIOR_EDGES.size)
+        self.gate.fit(np.asarray(F, np.float64)[clean])
         return self
 
-    def _log_posteriors(self, F: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore"):
-            return np.log(np.asarray(F, np.float64)[:, self.gate_columns])
-
-    def _length_buckets(self, F: np.ndarray) -> np.ndarray:
-        return np.searchsorted(LENGTH_EDGES, np.expm1(F[:, self.length_columns]) + 0.5)
-
     def standardised(self, F: np.ndarray) -> np.ndarray:
+        check_fitted(self, "coef_")
         return (self._expand(F) - self.mean_) / self.scale_
 
     @staticmethod
@@ -192,18 +158,9 @@ class PairClassifier:
         standardised ``F`` if the caller has it)."""
         return self._terms(self.standardised(F) if Z is None else Z) @ self.coef_.T + self.intercept_
 
-    def _gate(self, F: np.ndarray) -> np.ndarray:
-        """(rows, languages) factors P + (1 - P) q (see the class docstring)."""
-        F = np.asarray(F, np.float64)
-        depth = np.minimum(np.searchsorted(LOG_POSTERIOR_EDGES, self._log_posteriors(F)), LOG_POSTERIOR_EDGES.size - 1)
-        r = self.rejection_[np.arange(len(self.gate_columns)), self._length_buckets(F), depth]
-        q = self.gate_priors * r / (self.gate_priors * r + 1 - self.gate_priors)
-        P = F[:, self.gate_columns]
-        return P + (1 - P) * q
-
     def predict_proba(self, F: np.ndarray) -> np.ndarray:
         """p(clean | features) of each row (float64): the clean class's softmax probability times the gates."""
-        return self._probability(self.margins(F), self._gate(F))
+        return self._probability(self.margins(F), self.gate.factors(F))
 
     @staticmethod
     def _probability(m: np.ndarray, gate: np.ndarray) -> np.ndarray:
@@ -217,12 +174,12 @@ class PairClassifier:
         value, replaced by the average clean pair's, lowers that margin most (moving z_j by d
         changes it by w_j d + 2 d (S z)_j + S_jj d^2)."""
         Z = self.standardised(F)
-        return self._weakest(Z, self.margins(F, Z), self._gate(F))
+        return self._weakest(Z, self.margins(F, Z), self.gate.factors(F))
 
     def predict_with_reasons(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(``predict_proba(F)``, ``weakest(F)``), standardising and expanding ``F`` once."""
         Z = self.standardised(F)
-        m, gate = self.margins(F, Z), self._gate(F)
+        m, gate = self.margins(F, Z), self.gate.factors(F)
         return self._probability(m, gate), self._weakest(Z, m, gate)
 
     def _weakest(self, Z: np.ndarray, m: np.ndarray, gate: np.ndarray) -> np.ndarray:
@@ -233,19 +190,19 @@ class PairClassifier:
             w, S = self._quadratic(k)
             d = self.reference_ - Z[rows]
             index[rows] = k * Z.shape[1] + np.argmin(w * d + 2 * d * (Z[rows] @ S) + np.diag(S) * d**2, axis=1)
-        if self.gate_columns:
+        if self.gate.columns:
             low = gate.min(axis=1) < 0.5
             index[low] = len(self.detectors_) * Z.shape[1] + np.argmin(gate[low], axis=1)
         return index
 
     # -- persistence ------------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        check_fitted(self, "coef_")
+        gate_params, gate_arrays = self.gate.state()
         return ({"names": self.names, "regularization": self.regularization, "seed": self.seed,
-                 "language_prior": self.language_prior, "detectors": self.detectors,
-                 "fitted_detectors": self.detectors_, "gated": self.gated,
-                 "source_language_prior": self.source_language_prior},
+                 "detectors": self.detectors, "fitted_detectors": self.detectors_, **gate_params},
                 {"medians": self.medians_, "mean": self.mean_, "scale": self.scale_, "coef": self.coef_,
-                 "intercept": self.intercept_, "reference": self.reference_, "rejection": self.rejection_})
+                 "intercept": self.intercept_, "reference": self.reference_, **gate_arrays})
 
     @classmethod
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PairClassifier":
@@ -266,10 +223,7 @@ class PairClassifier:
                            ("reference", (width,))):
             if key not in arrays or arrays[key].shape != shape:
                 raise InputError(f"classifier array {key!r} is missing or has the wrong shape")
-        if arrays.get("rejection", np.zeros(0)).shape != (len(model.gate_columns), LENGTH_EDGES.size + 1,
-                                                          LOG_POSTERIOR_EDGES.size):
-            raise InputError("classifier array 'rejection' is missing or has the wrong shape")
-        model.rejection_ = arrays["rejection"]
+        model.gate = LanguageGate.from_state(model.names, params, arrays)
         model.medians_, model.mean_, model.scale_ = arrays["medians"], arrays["mean"], arrays["scale"]
         model.coef_, model.intercept_, model.reference_ = arrays["coef"], arrays["intercept"], arrays["reference"]
         return model
@@ -304,7 +258,8 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     ``validation`` share of the clean pairs, with their noisy copies, is held out. With
     ``doubtful_share``, the classifier is fitted twice: the second time without that share of the
     clean training pairs that the first fit scored lowest (the sample is the corpus's own pairs,
-    noise included). With ``detectors``, one detector per family of noise (noise.NOISE_FAMILIES)
+    noise included), and its language gate is calibrated without the share that the first fit
+    scored lowest *without the gate* (gate.py says why). With ``detectors``, one detector per family of noise (noise.NOISE_FAMILIES)
     against clean instead of one clean-vs-all fit. Returns the classifier and its held-out report.
     """
     unique = list(dict.fromkeys(zip(src, tgt)))  # a pair repeated in the corpus is one example, held out or not
@@ -329,9 +284,15 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     classifier = classifier_on(~held)
     if doubtful_share:  # the corpus's own pairs are not all clean: refit without the least credible
         rows = np.flatnonzero(~held & clean)
+        doubtful = int(doubtful_share * rows.size)
+        p = classifier.predict_proba(F[rows])
         keep = ~held
-        keep[rows[np.argsort(classifier.predict_proba(F[rows]), kind="stable")[: int(doubtful_share * rows.size)]]] = False
+        keep[rows[np.argsort(p, kind="stable")[:doubtful]]] = False
+        # the gate is calibrated without the pairs the other features doubt: the share ranked with the gate's own
+        # factors would hold the clean sides it doubts, and a gate fitted without them would doubt them all the more
+        credible = np.delete(rows, np.argsort(p / classifier.gate.factors(F[rows]).prod(axis=1), kind="stable")[:doubtful])
         classifier = classifier_on(keep, start=classifier)  # from the first fit: fewer Newton steps
+        classifier.gate.fit(F[credible])
     p = classifier.predict_proba(F[held])
     truth, kinds_held = clean[held], kinds[held[len(src):]]
     noise_p = p[~truth]

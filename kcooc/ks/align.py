@@ -5,9 +5,9 @@ initialisation (in parallel on the engine) and from the neighbouring p's best so
 chains upwards from p = 0.01; we chain downwards from the largest p, starting from the KS
 baseline's solution: on the debian-handbook documents the PCA starts of the smoothed kernels were
 poor (1-3 of 127 pairs right) while the baseline's solution refined by smoothed kernels recovered
-all 127 (measured, see docs/results-ks.md). Solutions of different p are compared by one reference objective, tr(K pi^T L pi) on the
-centred unsmoothed kernels with zero diagonal (HSIC without the diagonal bias the paper warns of),
-since each p's own objective lives on a different kernel.
+all 127 (measured, see docs/results-ks.md). Solutions of different p are compared by one reference
+objective, tr(K pi^T L pi) on the centred unsmoothed kernels with zero diagonal (HSIC without the
+diagonal bias the paper warns of), since each p's own objective lives on a different kernel.
 """
 
 from __future__ import annotations

@@ -24,6 +24,10 @@ METHODS = ("ks", "p-smooth", "s-u", "s-z", "mcca", "convex")
 class KernelizedSorting:
     """Match n source objects to m target objects from two within-side kernel matrices.
 
+    Kernelized sorting finds the permutation under which the two sides' kernel matrices agree most
+    (it maximises tr(K P L P^T), an HSIC between the sides), so no kernel between a source and a
+    target object is needed: names in two scripts, documents in two languages.
+
     Parameters
     ----------
     method : {"ks", "p-smooth", "s-u", "s-z", "mcca", "convex"}, default "p-smooth"
@@ -39,15 +43,51 @@ class KernelizedSorting:
         Iterations per start (ks, p-smooth, s-u, s-z); ``convex_iter`` for convex.
     step : float, default 0.5
         ks: weight of the new assignment in the convex combination of successive solutions.
-    mcca_dims, mcca_reg : int, float
+    convex_iter : int, default 300
+        convex: Frank-Wolfe iterations.
+    mcca_dims, mcca_reg : int, float, default 20, 0.1
         mcca: kernel PCA dimensions per side and the ridge on the covariances.
 
     Attributes
     ----------
     match_ : ndarray of int
-        The target index of every source object (-1: unmatched); ``confidence_`` its confidence and
-        ``objective_`` the objective of the matching (``trace_``: all three and the objective per
-        iteration). For the p sweeps, ``p_`` is the best p and ``objective_per_p_`` lists (p, objective).
+        The target index of every source object (-1: unmatched).
+    confidence_ : ndarray of float
+        The weight of each source object's edge in the final assignment.
+    objective_ : float
+        tr(K P L P^T) of the matching found.
+    trace_ : object
+        The final iteration's match, confidence and objective, and the objective per iteration.
+    p_ : float or None
+        The p sweeps: the p whose matching has the best objective (None for the other methods).
+    objective_per_p_ : list of (float, float)
+        The p sweeps: (p, objective) of every p tried.
+
+    Raises
+    ------
+    InputError
+        An unknown ``method``, or a p value, count or step out of range.
+
+    References
+    ----------
+    Jagadeesh Jagarlamudi, Seth Juarez and Hal Daumé III, "Kernelized Sorting for Natural Language
+    Processing", AAAI 2010. Novi Quadrianto, Le Song and Alex J. Smola, "Kernelized Sorting",
+    NIPS 2009. Nemanja Djuric, Mihajlo Grbovic and Slobodan Vucetic, "Convex Kernelized Sorting",
+    AAAI 2012.
+
+    Examples
+    --------
+    The target side is the source side shuffled, with a little noise:
+
+    >>> import numpy as np
+    >>> from kcooc import KernelizedSorting
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 4))
+    >>> order = rng.permutation(30)
+    >>> Y = X[order] + 0.05 * rng.normal(size=(30, 4))
+    >>> sorting = KernelizedSorting("p-smooth").fit(X @ X.T, Y @ Y.T)
+    >>> bool((sorting.match_ == np.argsort(order)).all())  # source i found at target argsort(order)[i]
+    True
     """
 
     def __init__(self, method: str = "p-smooth", *, p_values: list[float] | None = None, delta: int = 2,
@@ -56,17 +96,30 @@ class KernelizedSorting:
         if method not in METHODS:
             raise InputError(f"method must be one of {METHODS}, got {method!r}")
         self.p_values = [round(0.05 * i, 6) for i in range(1, 21)] if p_values is None else list(p_values)
-        if not self.p_values or any(p is not None and p <= 0 for p in self.p_values) or min(delta, max_iter, convex_iter, mcca_dims) < 1 \
-                or not 0 < step <= 1:
+        if (not self.p_values or any(p is not None and p <= 0 for p in self.p_values)
+                or min(delta, max_iter, convex_iter, mcca_dims) < 1 or not 0 < step <= 1):
             raise InputError("need p values > 0, delta, max_iter, convex_iter, mcca_dims >= 1 and 0 < step <= 1")
         self.method, self.delta, self.max_iter, self.step = method, delta, max_iter, step
         self.convex_iter, self.mcca_dims, self.mcca_reg = convex_iter, mcca_dims, mcca_reg
 
     def fit(self, K, L, seeds: dict[int, int] | None = None, engine=None) -> "KernelizedSorting":
-        """Match with the source kernel ``K`` (n x n) and the target kernel ``L`` (m x m).
+        """Match the source objects to the target objects.
 
-        ``seeds`` maps source indices to known target indices (needed by s-u, s-z and mcca; used by
-        convex); ``engine`` (kcooc.engine) runs the p sweep in parallel.
+        Parameters
+        ----------
+        K : array-like of shape (n, n)
+            The kernel among the source objects.
+        L : array-like of shape (m, m)
+            The kernel among the target objects.
+        seeds : dict of int to int, optional
+            Known source -> target indices (needed by s-u, s-z and mcca; used by convex).
+        engine : optional
+            A kcooc.engine back end that runs the p sweep in parallel.
+
+        Returns
+        -------
+        KernelizedSorting
+            self, with ``match_``, ``confidence_`` and ``objective_``.
         """
         K, L = np.asarray(K, np.float64), np.asarray(L, np.float64)
         if K.ndim != 2 or K.shape[0] != K.shape[1] or L.ndim != 2 or L.shape[0] != L.shape[1]:

@@ -10,6 +10,7 @@ import re
 import numpy as np
 import scipy.sparse as sp
 
+from ..artifact import npy_file
 from ..errors import InputError
 from ..extras import import_optional
 
@@ -38,7 +39,8 @@ def tfidf_vectors(texts: list[str], language: str | None = None, max_df: float =
 
 WEIGHTINGS = ("count", "binary", "sqrt")
 # look-alike consonants merged in skeletons: Arabic has no p or v, Japanese no l; c/q/k and z/s vary by romanisation
-LOOK_ALIKES = (("ph", "f"), ("c", "k"), ("q", "k"), ("p", "b"), ("v", "f"), ("z", "s"), ("x", "ks"), ("j", "g"), ("l", "r"))
+LOOK_ALIKES = (("ph", "f"), ("c", "k"), ("q", "k"), ("p", "b"), ("v", "f"), ("z", "s"), ("x", "ks"), ("j", "g"),
+               ("l", "r"))
 ARABIC_ARTICLE = re.compile(r"(?<![\u0621-\u064a])\u0627\u0644(?=[\u0621-\u064a]{2})")  # al- glued to a word
 LATIN_ARTICLE = re.compile(r"(?i)\b[ae]l[- ](?=\w)")  # Al-, El- (El Salvador, Al Ain)
 
@@ -93,12 +95,10 @@ def linear_kernel(V: sp.csr_matrix) -> np.ndarray:
 
 
 def load_kernel(path: str, n: int) -> np.ndarray:
-    try:
-        K = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: not a .npy kernel matrix ({exc})") from None
+    """The (n x n) kernel matrix of the ``.npy`` file ``path``, checked (artifact.npy_file) before it is read."""
+    K = npy_file(path)
     if K.shape != (n, n):
         raise InputError(f"{path}: kernel of shape {K.shape}, expected ({n}, {n}) for {n} objects")
-    if K.dtype.kind not in "biuf" or not np.isfinite(K).all():
-        raise InputError(f"{path}: a kernel matrix must hold finite real numbers (dtype {K.dtype})")
+    if not np.isfinite(K).all():
+        raise InputError(f"{path}: a kernel matrix must hold finite real numbers")
     return np.asarray(K, dtype=np.float64)

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from ..cliutils import (LOG, KcoocGroupOfCommands, check_outputs, config_options, guarded, input_option, jobs_option,
-                        load_config, output_option, progress, run_options, seed_option, write_summary)
-from ..config import from_dict, to_dict
+from ..cliutils import (LOG, Bounded, KcoocGroupOfCommands, check_outputs, config_options, guarded, input_option,
+                        jobs_option, load_config, output_option, progress, run_options, seed_option, write_summary)
+from ..config import from_dict, range_of, to_dict
 from ..io import atomic_output
 from ..threads import use_threads
 from ..timing import Timer
@@ -108,7 +108,7 @@ def train_command(config_path, print_config, input_path, output, hashing, no_lea
 @output_option("prediction<TAB>share of positive neighbours, one line per input structure.", default="-",
                show_default=True)
 @click.option("--metrics", "metrics_path", default=None, help="Write F1 / precision / recall (positive class) here.")
-@click.option("--neighbours", "k", type=click.IntRange(min=1), default=None,
+@click.option("--neighbours", "k", type=Bounded(range_of(NskConfig, "k")), default=None,
               help="Voting neighbours, k of k-NN [model config: k].")
 @click.option("--hashing", type=click.Choice(["exact", "random-knn", "klsh"]), default=None,
               help="k-NN search: exact, random k-NN or kernelized LSH [model config: hashing.method].")

@@ -17,12 +17,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import InputError
+from .config import METHODS
 from .structures import Structures
 
-if TYPE_CHECKING:  # numba compiles the kernels on import; nsk's config (which reads METHODS) stays light
+if TYPE_CHECKING:  # numba compiles the kernels on import
     from .model import ConvolutionKernel
-
-METHODS = ("exact", "random-knn", "klsh")
 
 
 class NeighbourIndex:
@@ -50,7 +49,7 @@ class NeighbourIndex:
             values, vectors = np.linalg.eigh(centre @ gram @ centre)
             keep = values > 1e-9 * max(values.max(), 1e-300)
             inverse_root = (vectors[:, keep] / np.sqrt(values[keep])) @ vectors[:, keep].T
-            size = subset_size or max(1, min(30, m // 2))
+            size = min(subset_size or max(1, min(30, m // 2)), m)
             choice = np.zeros((m, self.bits))
             for b in range(self.bits):
                 choice[rng.choice(m, size=size, replace=False), b] = 1.0 / size
@@ -63,7 +62,8 @@ class NeighbourIndex:
 
     def _codes(self, to_reference: np.ndarray) -> np.ndarray:
         if self.method == "random-knn":
-            bits = [to_reference[:, a].max(axis=1) > to_reference[:, b].max(axis=1) for a, b in zip(self.first, self.second)]
+            bits = [to_reference[:, a].max(axis=1) > to_reference[:, b].max(axis=1)
+                    for a, b in zip(self.first, self.second)]
         else:
             centred = (to_reference - to_reference.mean(axis=1, keepdims=True) - self.column_means + self.total_mean)
             bits = list((centred @ self.hyperplanes > 0).T)

@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 from .. import artifact
 from ..artifact import check_arrays
-from ..errors import InputError
+from ..errors import InputError, check_fitted
 from ..kernels import BANDWIDTH_KERNELS, KERNELS, IncompleteCholeskyMap, Kernel, make_kernel, median_distance
 from ..linalg import add_cross_product, dense, normalize_rows, rowwise_bilinear, with_ones_column
 
@@ -139,11 +139,15 @@ class FeatureMap:
 
 
 class PHSIC:
-    """PHSIC estimator with scikit-learn's shape: ``fit(X, Y)``, then ``score(X, Y)`` (Yokoi 2018, Eq. 18).
+    """Pointwise HSIC of sentence pairs, shaped like a scikit-learn estimator (Yokoi 2018, Eq. 18).
 
-    X and Y hold the encoded pairs row by row (dense arrays or scipy CSR). For streaming use, call
-    ``fit_maps`` on a sample (data-space kernels only), then ``partial_fit`` block by block and
-    ``finalize``.
+    ``fit(X, Y)`` learns the centred cross-covariance of the two sides' feature maps; ``score(X, Y)``
+    gives each row pair its PHSIC, the co-occurrence of x and y beyond chance: positive when the pair
+    looks like the training pairs, near 0 when x and y look independent. X and Y hold the encoded
+    pairs row by row (dense arrays or scipy CSR, e.g. from :class:`kcooc.encoders.HashingEncoder`).
+    For a stream, call :meth:`fit_maps` on a sample (data-space kernels only), then
+    :meth:`partial_fit` block by block (or merge the :meth:`block_moments` of shards) and
+    :meth:`finalize`.
 
     Parameters
     ----------
@@ -154,7 +158,10 @@ class PHSIC:
         rbf/laplacian bandwidth; "median" takes the median distance of a sample.
     rank : int, default 100
         Incomplete Cholesky rank d (at most); ``tol`` stops it earlier.
-    degree, gamma, coef0 : poly kernel (gamma x'y + coef0)^degree.
+    tol : float, default 1e-6
+        Incomplete Cholesky stops when the largest remaining diagonal is below it.
+    degree, gamma, coef0 : int, float, float, default 2, 1.0, 1.0
+        The poly kernel (gamma x'y + coef0)^degree.
     normalize : bool, default False
         Scale the sentence vectors to unit length before the kernel.
     seed : int, default 0
@@ -162,9 +169,40 @@ class PHSIC:
 
     Attributes
     ----------
+    x_map, y_map : FeatureMap
+        phi and psi, set by :meth:`fit_maps` (None before).
     moments : CrossMoments
-        The sufficient statistics (n, sum phi, sum psi, sum phi psi^T).
-    mean_x_, mean_y_, covariance_ : the centring vectors and C_XY (Yokoi 2018, Eq. 20-21).
+        The sufficient statistics (n, sum phi, sum psi, sum phi psi^T); None before fitting.
+    mean_x_, mean_y_ : ndarray
+        The centring vectors, means of phi(x) and psi(y) (Yokoi 2018, Eq. 20).
+    covariance_ : ndarray of shape (dim phi, dim psi)
+        C_XY (Yokoi 2018, Eq. 21).
+
+    Raises
+    ------
+    InputError
+        ``rank`` below 1, or ``sigma`` neither "median" nor positive.
+
+    References
+    ----------
+    Sho Yokoi, Sosuke Kobayashi, Kenji Fukumizu, Jun Suzuki and Kentaro Inui, "Pointwise HSIC: A
+    Linear-Time Kernelized Co-occurrence Norm for Sparse Linguistic Expressions", EMNLP 2018.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kcooc import PHSIC
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 5))
+    >>> Y = X @ rng.normal(size=(5, 4)) + 0.5 * rng.normal(size=(300, 4))  # y depends on x
+    >>> model = PHSIC("linear").fit(X, Y)
+    >>> paired, shuffled = model.score(X, Y), model.score(X, Y[::-1])
+    >>> bool(paired.mean() > 10 * abs(shuffled.mean()))
+    True
+    >>> model.covariance_.shape
+    (5, 4)
+    >>> bool(np.isclose(model.hsic(), paired.mean()))  # HSIC is the mean in-sample PHSIC
+    True
     """
 
     def __init__(self, kernel: str = "cos", *, sigma: float | str = "median", rank: int = 100,
@@ -184,14 +222,38 @@ class PHSIC:
 
     # -- training -------------------------------------------------------------------------------
     def fit_maps(self, X_sample=None, Y_sample=None) -> "PHSIC":
-        """Build phi and psi; feature-space kernels (linear, cos) need no sample."""
+        """Build phi and psi, and forget any statistics.
+
+        Parameters
+        ----------
+        X_sample, Y_sample : array or sparse matrix, optional
+            Rows of each side to choose the bandwidth and the pivots from; feature-space kernels
+            (linear, cos) need none.
+
+        Returns
+        -------
+        PHSIC
+            self
+        """
         self.x_map = FeatureMap.fit(self.kernel, X_sample, seed=self.seed, **self.map_params)
         self.y_map = FeatureMap.fit(self.kernel, Y_sample, seed=self.seed + 1, **self.map_params)
         self.moments = None
         return self
 
     def block_moments(self, X, Y) -> CrossMoments:
-        """The statistics of one block of pairs (added to others with ``CrossMoments.merge``)."""
+        """The statistics of one block of pairs, to add to others with ``CrossMoments.merge``.
+
+        Parameters
+        ----------
+        X, Y : array or sparse matrix of shape (n, ·)
+            The encoded pairs, row by row.
+
+        Returns
+        -------
+        CrossMoments
+            n, sum phi, sum psi and sum phi psi^T of the block.
+        """
+        check_fitted(self, "x_map", "fit_maps (or fit)")
         if X.shape[0] != Y.shape[0]:
             raise InputError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}")
         Phi, Psi = self.x_map(X), self.y_map(Y)
@@ -200,23 +262,64 @@ class PHSIC:
         return moments
 
     def partial_fit(self, X, Y) -> "PHSIC":
+        """Add a block of pairs to the statistics (after :meth:`fit_maps`; :meth:`finalize` at the end).
+
+        Parameters
+        ----------
+        X, Y : array or sparse matrix of shape (n, ·)
+            The encoded pairs, row by row.
+
+        Returns
+        -------
+        PHSIC
+            self
+        """
         block = self.block_moments(X, Y)
         self.moments = block if self.moments is None else self.moments.merge(block)
         return self
 
     def fit_moments(self, moments: CrossMoments) -> "PHSIC":
         """Fit on statistics summed elsewhere with these maps (over shards, or by the passes of
-        filter-parallel): ``moments`` becomes the model's, then ``finalize``."""
+        filter-parallel): ``moments`` becomes the model's, then :meth:`finalize`.
+
+        Parameters
+        ----------
+        moments : CrossMoments
+            The sums (n, sum phi, sum psi, sum phi psi^T) of the pairs, mapped by this model's maps.
+
+        Returns
+        -------
+        PHSIC
+            self
+        """
         self.moments = moments
         return self.finalize()
 
     def fit(self, X, Y) -> "PHSIC":
-        """Fit on all pairs at once (maps from all rows, as in the paper)."""
+        """Fit on all pairs at once (the maps from all rows, as in the paper).
+
+        Parameters
+        ----------
+        X, Y : array or sparse matrix of shape (n, ·)
+            The encoded pairs, row by row (x_i with y_i).
+
+        Returns
+        -------
+        PHSIC
+            self, fitted.
+        """
         return self.fit_maps(X, Y).partial_fit(X, Y).finalize()
 
     def finalize(self) -> "PHSIC":
-        """Freeze the statistics into the centring vectors and C (Yokoi 2018, Eq. 20-21)."""
-        if self.moments is None or self.moments.n == 0:
+        """Freeze the statistics into the centring vectors and C (Yokoi 2018, Eq. 20-21).
+
+        Returns
+        -------
+        PHSIC
+            self, ready to score.
+        """
+        check_fitted(self, "moments", "partial_fit (or fit)")
+        if self.moments.n == 0:
             raise InputError("no training pairs")
         self.mean_x_, self.mean_y_ = self.moments.means()
         self.covariance_ = self.moments.covariance()
@@ -224,7 +327,19 @@ class PHSIC:
 
     # -- scoring --------------------------------------------------------------------------------
     def score(self, X, Y) -> np.ndarray:
-        """PHSIC of each row pair (Yokoi 2018, Eq. 18; Yokoi 2018, Eq. 33 for ICD), one matrix product per block."""
+        """PHSIC of each row pair (Yokoi 2018, Eq. 18; Eq. 33 for incomplete Cholesky).
+
+        Parameters
+        ----------
+        X, Y : array or sparse matrix of shape (n, ·)
+            The encoded pairs to score, encoded as the training pairs were.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            PHSIC(x_i, y_i): above 0 where x and y co-occur more than chance predicts.
+        """
+        check_fitted(self, "covariance_")
         if X.shape[0] != Y.shape[0]:
             raise InputError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}")
         for side, M, feature_map, dim in (("x", X, self.x_map, self.covariance_.shape[0]),
@@ -235,18 +350,49 @@ class PHSIC:
         return self.score_features(self.x_map(X), self.y_map(Y))
 
     def score_features(self, Phi, Psi) -> np.ndarray:
-        """(phi - m_x)^T C (psi - m_y), expanded so sparse rows are never centred (densified)."""
+        """(phi - m_x)^T C (psi - m_y) of feature-mapped rows, expanded so sparse rows are never centred.
+
+        Parameters
+        ----------
+        Phi, Psi : array or sparse matrix of shape (n, ·)
+            ``x_map(X)`` and ``y_map(Y)``.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            PHSIC of each row pair.
+        """
+        check_fitted(self, "covariance_")
         C = self.covariance_
         return (rowwise_bilinear(Phi, C, Psi) - dense(Phi @ (C @ self.mean_y_)).ravel()
                 - dense(Psi @ (C.T @ self.mean_x_)).ravel() + self.mean_x_ @ C @ self.mean_y_)
 
     def score_matrix(self, X, Y) -> np.ndarray:
-        """PHSIC of every x against every y (contexts x candidate responses)."""
+        """PHSIC of every x against every y (contexts x candidate responses).
+
+        Parameters
+        ----------
+        X : array or sparse matrix of shape (n, ·)
+        Y : array or sparse matrix of shape (m, ·)
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            PHSIC(x_i, y_j).
+        """
+        check_fitted(self, "covariance_")
         Z = dense(self.x_map(X) @ self.covariance_) - self.mean_x_ @ self.covariance_
         return dense(Z @ self.y_map(Y).T) - (Z @ self.mean_y_)[:, None]
 
     def hsic(self) -> float:
-        """HSIC = mean of in-sample PHSIC = ||C||_F^2 (Yokoi 2018, Eq. 30-31)."""
+        """HSIC = mean of in-sample PHSIC = ||C||_F^2 (Yokoi 2018, Eq. 30-31).
+
+        Returns
+        -------
+        float
+            The dependence of the two sides over the training pairs (0: independent).
+        """
+        check_fitted(self, "covariance_")
         return float(np.sum(self.covariance_**2))
 
     # -- persistence ----------------------------------------------------------------------------
@@ -270,15 +416,39 @@ class PHSIC:
         """
         params, arrays = self.state()
         encoders = [] if encoders is None else encoders
-        artifact.save(path, KIND, arrays, {**header, "config": config or {}, "model": params, "data_sha256": data_sha256,
-                                           "encoders": encoders})
+        artifact.save(path, KIND, arrays, {**header, "config": config or {}, "model": params,
+                                           "data_sha256": data_sha256, "encoders": encoders})
 
     @classmethod
     def load(cls, path: str) -> "PHSIC":
-        """The model saved at ``path`` by :meth:`save` (or ``kcooc phsic train``); InputError if it is not one."""
+        """The model saved at ``path`` by :meth:`save` (or ``kcooc phsic train``).
+
+        Parameters
+        ----------
+        path : str
+            A ``phsic`` artifact (``.npz``).
+
+        Returns
+        -------
+        PHSIC
+            The fitted model.
+
+        Raises
+        ------
+        InputError
+            The file is not a valid ``phsic`` artifact.
+        """
         return load_phsic(path)[1]
 
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """The parameters (JSON-serialisable) and arrays that :meth:`from_state` rebuilds the model from.
+
+        Returns
+        -------
+        params : dict
+        arrays : dict of str to ndarray
+        """
+        check_fitted(self, "moments", "fit")
         x_params, x_arrays = self.x_map.state("x_")
         y_params, y_arrays = self.y_map.state("y_")
         arrays = {**x_arrays, **y_arrays, "sum_x": self.moments.sum_x, "sum_y": self.moments.sum_y,
@@ -292,6 +462,23 @@ class PHSIC:
 
         Arrays: sum_x (dx), sum_y (dy), sum_xy (dx, dy); data-space kernels also x_pivots (dx, input
         dim), x_lower (dx, dx, lower triangular, non-zero diagonal) and the same for y.
+
+        Parameters
+        ----------
+        header : dict
+            The artifact's JSON header (``model``: the parameters, ``config``).
+        arrays : dict of str to ndarray
+            The artifact's arrays.
+
+        Returns
+        -------
+        PHSIC
+            The fitted model.
+
+        Raises
+        ------
+        InputError
+            A missing, misshapen or non-finite array, or a header that does not describe a model.
         """
         params = header["model"]
         if not isinstance(params, dict) or not isinstance(header.get("config"), dict):
@@ -300,6 +487,7 @@ class PHSIC:
             raise InputError(f"n (the number of training pairs) must be a positive integer, got {params['n']!r}")
         if params["kernel"] not in KERNELS:
             raise InputError(f"unknown kernel {params['kernel']!r}")
+        check_params(params)
         icd = not KERNELS[params["kernel"]].feature_space
         pivots = ("x_pivots", "x_lower", "y_pivots", "y_lower")
         check_arrays(arrays, {"sum_x": ("f", ("dx",)), "sum_y": ("f", ("dy",)), "sum_xy": ("f", ("dx", "dy")),
@@ -312,17 +500,61 @@ class PHSIC:
 
     @classmethod
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PHSIC":
+        """The fitted model of :meth:`state`'s parameters and arrays (unchecked: see :meth:`from_artifact`).
+
+        Parameters
+        ----------
+        params : dict
+        arrays : dict of str to ndarray
+
+        Returns
+        -------
+        PHSIC
+        """
         model = cls(params["kernel"], seed=params["seed"], **params["map_params"])
         model.x_map = FeatureMap.from_state(params["x_kernel"], arrays, "x_")
         model.y_map = FeatureMap.from_state(params["y_kernel"], arrays, "y_")
         return model.fit_moments(CrossMoments(params["n"], arrays["sum_x"], arrays["sum_y"], arrays["sum_xy"]))
 
 
+def check_params(params: dict) -> None:
+    """The header's model parameters, checked as a config's kernel section is checked: the kernel
+    parameters (map_params) and each side's resolved kernel (x_kernel, y_kernel), and the seed."""
+    from ..config import SEED, from_dict
+    from .config import KernelConfig
+
+    if not isinstance(params["seed"], int) or params["seed"] not in SEED:
+        raise InputError(f"seed must be an integer {SEED}, got {params['seed']!r}")
+    for key, kernel in (("map_params", {"name": params["kernel"], **params["map_params"]}),
+                        ("x_kernel", params["x_kernel"]), ("y_kernel", params["y_kernel"])):
+        from_dict(KernelConfig, kernel, prefix=f"{key}.")
+
+
+def check_encoder_specs(specs: list | dict) -> None:
+    """A header's encoders: the x and y encoder specs (each checked as a config's encoder section),
+    or, for a model of precomputed vectors, the two vector files' paths."""
+    from ..config import EncoderConfig, from_dict
+
+    if isinstance(specs, dict):
+        if set(specs) != {"x_vectors", "y_vectors"} or not all(isinstance(v, str) for v in specs.values()):
+            raise InputError("encoders must name the x_vectors and y_vectors files")
+        return
+    if not isinstance(specs, list) or len(specs) != 2:
+        raise InputError("encoders must be the specs of the x and y encoders")
+    for side, spec in zip("xy", specs):
+        from_dict(EncoderConfig, spec, prefix=f"encoders.{side}.")
+
+
 def load_phsic(path: str) -> tuple[dict, PHSIC]:
-    """The header and the model of a ``phsic`` artifact, checked against its schema (:meth:`PHSIC.from_artifact`)."""
+    """The header and the model of a ``phsic`` artifact, checked against its schema (:meth:`PHSIC.from_artifact`)
+    and its config as a config file is checked."""
+    from ..config import from_dict
+    from .config import PhsicConfig
+
     def read(header: dict, arrays: dict) -> PHSIC:
-        if not isinstance(header.get("encoders"), (list, dict)):
-            raise InputError("header lacks the encoders' specs")
+        check_encoder_specs(header.get("encoders"))
+        if isinstance(header.get("config"), dict):
+            from_dict(PhsicConfig, header["config"], prefix="config.")
         return PHSIC.from_artifact(header, arrays)
 
     return artifact.load(path, KIND, read)

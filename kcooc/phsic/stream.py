@@ -69,7 +69,8 @@ def score_blocks(blocks: Iterable[PairBlock], model: PHSIC) -> Iterator[tuple[Pa
         yield block, model.score(block.X, block.Y)
 
 
-def rank_candidates(scored: Iterable[tuple[PairBlock, np.ndarray]]) -> Iterator[tuple[list[str], np.ndarray, np.ndarray]]:
+def rank_candidates(scored: Iterable[tuple[PairBlock, np.ndarray]]
+                    ) -> Iterator[tuple[list[str], np.ndarray, np.ndarray]]:
     """Rank the responses of each context: consecutive lines with the same x form one group.
 
     Yields (lines, scores, ranks) for complete groups; rank 1 is the highest score, ties keep

@@ -8,14 +8,15 @@ import json
 import click
 import numpy as np
 
-from ..cliutils import (LOG, POSITIVE, KcoocGroupOfCommands, check_outputs, config_options, guarded, jobs_option,
-                        load_config, output_option, progress, require, run_options, seed_option, write_summary)
+from ..cliutils import (LOG, Bounded, KcoocGroupOfCommands, check_outputs, config_options, guarded, jobs_option,
+                        load_config, output_option, progress, require, run_options, seed_option,
+                        write_summary)
 from ..config import to_dict
 from ..errors import InputError
 from ..io import TsvReader, atomic_output, check_directory, display_name
 from ..threads import use_threads
 from ..timing import Timer
-from .config import SrkConfig
+from .config import SVM_C, SrkConfig
 
 # The maths (numba, scipy, scikit-learn) is imported where it is used, so that `--help` and option
 # errors stay fast.
@@ -82,7 +83,7 @@ def srk():
 @output_option("prediction<TAB>decision value per test pair, in input order.", default="-", show_default=True)
 @click.option("--metrics", "metrics_path", default=None, help="Write test metrics (and the C search) as JSON here.")
 @click.option("--cache-dir", default=None, help="Keep Gram tiles here: a rerun (or a killed run) resumes.")
-@click.option("--svm-c", "fixed_c", type=POSITIVE, default=None,
+@click.option("--svm-c", "fixed_c", type=Bounded(SVM_C, float), default=None,
               help="The SVM's C, instead of cross-validating it over svm.c_grid.")
 @jobs_option("threads")
 @click.option("--header/--no-header", default=None, help="First line names the columns [config: input.header].")

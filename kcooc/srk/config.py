@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal, Union
 
-from ..config import InputConfig, option, section
+from ..config import SEED, InputConfig, Range, option, section
 from ..errors import InputError
 
 # Defined here, not beside the maths that uses them, so that reading a config (and `--help`) does not
@@ -13,6 +13,7 @@ from ..errors import InputError
 MAX_K = 8  # the longest k-gram: kernel.py packs a linking of k positions into one key
 WORDNET_TYPES = ("lemma", "synonym", "antonym", "hypernym", "hyponym", "entailment", "holonym")
 TYPES = ("id", "stem", "pronoun", "lvhsn") + WORDNET_TYPES
+SVM_C = Range(0, 1e6, low_open=True)  # the SVM's C: svm.c_grid and --svm-c
 
 
 @dataclasses.dataclass
@@ -27,14 +28,15 @@ class PairInputConfig(InputConfig):
 @dataclasses.dataclass
 class KernelTermConfig:
     kind: Literal["srk", "pr"] = option("srk", "srk: a (type-enriched) kb-SRK per k; pr: unigram precision/recall")
-    k: list[int] = option([1, 2, 3, 4], "srk: k-gram lengths; each k is one normalised kernel of the sum")
+    k: list[int] = option([1, 2, 3, 4], "srk: k-gram lengths; each k is one normalised kernel of the sum",
+                          Range(1, MAX_K))
     pattern_types: list[str] = option(["id"], "srk: pattern types Sigma_p (" + ", ".join(TYPES) + ")")
     variable_types: list[str] = option(["id"], "srk: variable types Sigma_v (same names)")
 
     def validate(self) -> None:
         if self.kind == "srk":
-            if not self.k or any(not 1 <= k <= MAX_K for k in self.k):
-                raise InputError(f"kernels[].k must list k-gram lengths between 1 and {MAX_K}")
+            if not self.k:
+                raise InputError("kernels[].k must list k-gram lengths")
             unknown = [t for t in self.pattern_types + self.variable_types if t not in TYPES]
             if unknown:
                 raise InputError(f"unknown word type {unknown[0]!r}; choose from {', '.join(TYPES)}")
@@ -42,13 +44,14 @@ class KernelTermConfig:
 
 @dataclasses.dataclass
 class SvmConfig:
-    c_grid: list[float] = option([0.01, 0.1, 1.0, 10.0, 100.0], "C values tried by cross-validation on the training set")
-    folds: int = option(10, "cross-validation folds (by question with input.qid_col)")
+    c_grid: list[float] = option([0.01, 0.1, 1.0, 10.0, 100.0], "C values tried by cross-validation on the training set",
+                                 SVM_C)
+    folds: int = option(10, "cross-validation folds (by question with input.qid_col)", Range(2, 1000))
     class_weight: Literal["none", "balanced"] = option("none", "balanced: weight classes by inverse frequency")
 
     def validate(self) -> None:
-        if not self.c_grid or any(c <= 0 for c in self.c_grid) or self.folds < 2:
-            raise InputError("svm.c_grid needs positive values and svm.folds >= 2")
+        if not self.c_grid:
+            raise InputError("svm.c_grid needs at least one value")
 
 
 def paper_kernels() -> list[KernelTermConfig]:
@@ -63,7 +66,7 @@ class SrkConfig:
     input: PairInputConfig = section(PairInputConfig, "which columns hold the label, the sentences, the question id")
     lowercase: bool = option(True, "lower-case sentences before tokenising")
     strip_punctuation: bool = option(True, "remove ASCII punctuation before splitting on spaces")
-    max_tokens: int = option(80, "longer sentences are cut to this many tokens (counted in the summary)")
+    max_tokens: int = option(80, "longer sentences are cut to this many tokens (counted in the summary)", Range(1, 10000))
     kernels: list[KernelTermConfig] = dataclasses.field(
         default_factory=paper_kernels,
         metadata={"doc": "terms of the kernel sum, each normalised, the sum normalised (paper §4.1); default: "
@@ -71,11 +74,9 @@ class SrkConfig:
     wordnet: Union[str, None] = option(None, "WordNet 3.0 dictionary folder (null: $KCOOC_WORDNET or "
                                        "/usr/share/wordnet from Debian's wordnet-base)")
     svm: SvmConfig = section(SvmConfig, "the SVM (scikit-learn SVC on the precomputed kernel)")
-    tile_rows: int = option(256, "Gram rows computed (and cached) per tile")
-    seed: int = option(0, "seed of the cross-validation folds")
+    tile_rows: int = option(256, "Gram rows computed (and cached) per tile", Range(1, 1 << 16))
+    seed: int = option(0, "seed of the cross-validation folds", SEED)
 
     def validate(self) -> None:
-        if self.max_tokens < 1 or self.tile_rows < 1:
-            raise InputError("max_tokens and tile_rows must be >= 1")
         if not self.kernels:
             raise InputError("kernels: at least one term")

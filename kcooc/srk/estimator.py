@@ -11,7 +11,8 @@ import time
 
 import numpy as np
 
-from ..errors import InputError
+from ..config import check
+from ..errors import InputError, check_fitted
 from .config import KernelTermConfig, paper_kernels
 from .gram import TileCache, Vocabulary, build_terms, combine, pairs_digest, raw_block, term_key
 from .svm import fit, select_c
@@ -22,8 +23,10 @@ Pair = tuple[list[str], list[str]]
 class StringRewritingKernel:
     """The normalised sum of kb-SRK / TESRK terms and the PR kernel on tokenised sentence pairs.
 
-    Every term and every k is one kernel K(x, y) / sqrt(K(x, x) K(y, y)); their sum is normalised
-    again (Gleize & Grau 2015, §4.1; kb-SRK counts Eq. 3-6).
+    A kb-SRK term counts the rewriting rules of k-grams that rewrite both pairs (Gleize & Grau 2015,
+    Eq. 3-6); its pattern and variable types (``id``, ``stem``, ``lemma``, ``synonym``, ...) say when
+    two words match (TESRK). Every term and every k is one kernel K(x, y) / sqrt(K(x, x) K(y, y));
+    their sum is normalised again (§4.1). Calling the object gives the kernel matrix.
 
     Parameters
     ----------
@@ -35,6 +38,36 @@ class StringRewritingKernel:
         WordNet 3.0 dictionary folder for the synonym/hypernym/... types.
     tile_rows : int, default 256
         Gram rows computed at a time (and cached, with a cache directory).
+
+    Attributes
+    ----------
+    kernels : list of KernelTermConfig
+        The validated terms.
+
+    Raises
+    ------
+    InputError
+        No term, an invalid term, or ``tile_rows`` below 1.
+
+    References
+    ----------
+    Martin Gleize and Brigitte Grau, "A Unified Kernel Approach for Learning Typed Sentence
+    Rewritings", ACL-IJCNLP 2015. Fan Bu, Hang Li and Xiaoyan Zhu, "String Re-writing Kernel", ACL 2012.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kcooc import StringRewritingKernel
+    >>> terms = [{"kind": "srk", "k": [1, 2], "pattern_types": ["stem"], "variable_types": ["stem"]},
+    ...          {"kind": "pr"}]  # no WordNet type: runs without WordNet
+    >>> pairs = [("the cat sat on the mat".split(), "on the mat sat the cat".split()),
+    ...          ("the dog sat on the rug".split(), "on the rug sat the dog".split()),
+    ...          ("the dog sat on the rug".split(), "stocks fell sharply on monday".split())]
+    >>> K = StringRewritingKernel(terms)(pairs)
+    >>> K.shape, bool(np.allclose(np.diag(K), 1)), bool(np.allclose(K, K.T))
+    ((3, 3), True, True)
+    >>> bool(K[0, 1] > K[0, 2])  # two rewritings alike, more than a rewriting and an unrelated pair
+    True
     """
 
     def __init__(self, kernels: list | None = None, *, wordnet: str | None = None, tile_rows: int = 256):
@@ -43,11 +76,24 @@ class StringRewritingKernel:
         if not terms or tile_rows < 1:
             raise InputError("need at least one kernel term and tile_rows >= 1")
         for term in terms:
-            term.validate()
+            check(term)
         self.kernels, self.wordnet, self.tile_rows = terms, wordnet, tile_rows
 
     def __call__(self, X: list[Pair], Y: list[Pair] | None = None) -> np.ndarray:
-        """The (len(X), len(Y)) kernel matrix (Y = X when omitted) of tokenised pairs (source, target)."""
+        """The kernel matrix of tokenised pairs.
+
+        Parameters
+        ----------
+        X : list of (list of str, list of str)
+            Sentence pairs (source tokens, target tokens).
+        Y : list of (list of str, list of str), optional
+            Other pairs; X itself when omitted.
+
+        Returns
+        -------
+        ndarray of shape (len(X), len(Y))
+            The normalised kernel sum, 1 on the diagonal of K(X, X).
+        """
         pairs = list(X) + ([] if Y is None else list(Y))
         rows = np.arange(len(X))
         cols = rows if Y is None else np.arange(len(X), len(pairs))
@@ -60,10 +106,23 @@ class StringRewritingKernel:
         return combine(blocks, diagonals, rows, cols)
 
     def train_test(self, train: list[Pair], test: list[Pair], cache_dir: str | None = None, on_rows=None):
-        """(train x train, test x train) kernel matrices and the seconds spent per term.
+        """The kernel matrices an SVM trains and predicts with, computed once per term.
 
-        ``cache_dir`` keeps the Gram tiles so a rerun (or a killed run) resumes; ``on_rows(n)`` is
-        called as rows are done (a progress callback).
+        Parameters
+        ----------
+        train, test : list of (list of str, list of str)
+            Tokenised sentence pairs.
+        cache_dir : str, optional
+            Keeps the Gram tiles so a rerun (or a killed run) resumes.
+        on_rows : callable, optional
+            ``on_rows(n)`` as n more rows are done (a progress callback).
+
+        Returns
+        -------
+        train_gram : ndarray of shape (len(train), len(train))
+        test_gram : ndarray of shape (len(test), len(train))
+        seconds : dict of str to float
+            The seconds spent per term.
         """
         vocabulary = Vocabulary(train + test)
         n_train = len(train)
@@ -89,23 +148,66 @@ class StringRewritingKernel:
 class SRKClassifier:
     """An SVM on :class:`StringRewritingKernel`, with C chosen by k-fold cross-validation (Gleize & Grau 2015, §4.1).
 
+    Classifies sentence pairs (paraphrase or not, correct answer or not): labels 1 and 0.
+
     Parameters
     ----------
-    kernels, wordnet
-        As :class:`StringRewritingKernel`.
+    kernels : list of dict, optional
+        The kernel terms, as :class:`StringRewritingKernel` (default: the paper's system).
     c : float, optional
         The SVM's C; by default the value of ``c_grid`` with the best mean held-out F1 (MRR with
         ``groups``), ties to the smaller C.
     c_grid : list of float, default [0.01, 0.1, 1, 10, 100]
+        The C values cross-validation chooses from.
     folds : int, default 10
+        Cross-validation folds.
     class_weight : {"none", "balanced"}, default "none"
+        "balanced" weighs each class by the inverse of its frequency.
     seed : int, default 0
         Seed of the cross-validation folds.
+    wordnet : str, optional
+        WordNet 3.0 dictionary folder, as :class:`StringRewritingKernel`.
 
     Attributes
     ----------
+    kernel : StringRewritingKernel
     c_ : float
-        The C used. ``cv_scores_`` holds the mean held-out score of every C tried.
+        The C used.
+    cv_scores_ : dict of float to float
+        The mean held-out score of every C tried (empty when ``c`` was given).
+    svm_ : object
+        The fitted SVM on the precomputed Gram matrix.
+    train_pairs_ : list of (list of str, list of str)
+        The training pairs, which the decision function is a kernel sum over.
+
+    Raises
+    ------
+    InputError
+        A C that is not positive, ``folds`` below 2 or an unknown ``class_weight``.
+
+    References
+    ----------
+    Martin Gleize and Brigitte Grau, "A Unified Kernel Approach for Learning Typed Sentence
+    Rewritings", ACL-IJCNLP 2015.
+
+    Examples
+    --------
+    >>> from kcooc import SRKClassifier
+    >>> terms = [{"kind": "srk", "k": [1, 2], "pattern_types": ["stem"], "variable_types": ["stem"]},
+    ...          {"kind": "pr"}]  # no WordNet type: runs without WordNet
+    >>> sentences = ["the cat sat on the mat", "he bought a new car", "she reads books at night",
+    ...              "the train left early", "we walked to the park", "birds sing in the morning"]
+    >>> rewritten = ["on the mat sat the cat", "he bought a car that is new", "at night she reads books",
+    ...              "early the train left", "we walked to the park today", "in the morning birds sing"]
+    >>> unrelated = ["stocks fell sharply on monday", "rain is expected tomorrow", "the budget was approved",
+    ...              "my sister plays the violin", "prices rose last quarter", "the server crashed twice"]
+    >>> pairs = [(a.split(), b.split()) for a, b in zip(sentences * 2, rewritten + unrelated)]
+    >>> labels = [1] * 6 + [0] * 6
+    >>> classifier = SRKClassifier(terms, c_grid=[0.1, 1, 10], folds=3).fit(pairs, labels)
+    >>> test = [("the dog sat on the mat".split(), "on the mat sat the dog".split()),
+    ...         ("the dog sat on the mat".split(), "interest rates stay low".split())]
+    >>> classifier.predict(test).tolist()
+    [1, 0]
     """
 
     def __init__(self, kernels: list | None = None, *, c: float | None = None,
@@ -119,7 +221,22 @@ class SRKClassifier:
         self.c, self.c_grid, self.folds, self.class_weight, self.seed = c, list(c_grid), folds, class_weight, seed
 
     def fit(self, X: list[Pair], y, groups=None) -> "SRKClassifier":
-        """Learn from tokenised pairs ``X`` with labels ``y`` (1/0); ``groups`` (question ids) make it a ranking task."""
+        """Choose C (unless given) and train the SVM.
+
+        Parameters
+        ----------
+        X : list of (list of str, list of str)
+            Tokenised sentence pairs.
+        y : array-like of int
+            1 (paraphrase, correct answer) or 0 per pair.
+        groups : array-like, optional
+            Question ids: C is then chosen by MRR with folds by question (answer selection).
+
+        Returns
+        -------
+        SRKClassifier
+            self, fitted.
+        """
         y = np.asarray(y, np.int64)
         if len(X) != y.size:
             raise InputError(f"{len(X)} pairs but {y.size} labels")
@@ -135,13 +252,50 @@ class SRKClassifier:
         return self
 
     def decision_function(self, X: list[Pair]) -> np.ndarray:
-        """The SVM's decision value of every pair (> 0: paraphrase / correct answer)."""
+        """The SVM's decision value of every pair.
+
+        Parameters
+        ----------
+        X : list of (list of str, list of str)
+            Tokenised sentence pairs.
+
+        Returns
+        -------
+        ndarray of shape (len(X),)
+            Above 0: paraphrase / correct answer; larger is more confident.
+        """
+        check_fitted(self, "svm_")
         gram = self.kernel(self.train_pairs_ + list(X))[len(self.train_pairs_):, :len(self.train_pairs_)]
         return self.svm_.decision_function(gram)
 
     def predict(self, X: list[Pair]) -> np.ndarray:
+        """The predicted label of every pair.
+
+        Parameters
+        ----------
+        X : list of (list of str, list of str)
+            Tokenised sentence pairs.
+
+        Returns
+        -------
+        ndarray of int, shape (len(X),)
+            1 where the decision value is above 0, else 0.
+        """
         return (self.decision_function(X) > 0).astype(np.int64)
 
     def score(self, X: list[Pair], y) -> float:
-        """Accuracy on ``X``."""
+        """Accuracy on labelled pairs.
+
+        Parameters
+        ----------
+        X : list of (list of str, list of str)
+            Tokenised sentence pairs.
+        y : array-like of int
+            Their labels, 1 or 0.
+
+        Returns
+        -------
+        float
+            The share of pairs predicted right.
+        """
         return float(np.mean(self.predict(X) == np.asarray(y)))

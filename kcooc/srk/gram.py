@@ -37,7 +37,8 @@ class Vocabulary:
 class SrkTerm:
     """kb-SRK / TESRK counts for every k of one typing scheme (Gleize & Grau 2015, Eq. 3-6)."""
 
-    def __init__(self, ks: list[int], pattern_types: list[str], variable_types: list[str], wordnet_dir: str | None = None):
+    def __init__(self, ks: list[int], pattern_types: list[str], variable_types: list[str],
+                 wordnet_dir: str | None = None):
         self.ks = sorted(set(ks))
         self.scheme = TypingScheme(pattern_types, variable_types, wordnet_dir)
         self.spec = {"kind": "srk", "k": self.ks, "pattern_types": list(pattern_types),

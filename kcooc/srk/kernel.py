@@ -15,12 +15,14 @@ rule shared by (B) and (C) counts. We compute that count exactly, faster than Al
   non-empty linking whose links all have a variable type. Two quadruple halves can only share a
   linking with the same code.
 * For each linking shared by (i1, j1) in pair 1 and (i2, j2) in pair 2, the rule count is 1 iff
-  every source offset outside S has a common pattern type and every target offset outside T too. The linking with no wildcards (the all-pattern rule)
-  factorises: (# source k-gram pairs with all positions pattern-related) x (# target ones), counted
-  from runs along the diagonals of the pattern-relation matrix.
+  every source offset outside S has a common pattern type and every target offset outside T too.
+  The linking with no wildcards (the all-pattern rule) factorises: (# source k-gram pairs with all
+  positions pattern-related) x (# target ones), counted from runs along the diagonals of the
+  pattern-relation matrix.
 
-This equals Gleize & Grau 2015, Eq. 3 with Algorithm 1 (tests/test_srk.py checks it against a literal transcription of
-both, and against an explicit enumeration of rules where the two definitions coincide). Counts are
+This equals Gleize & Grau 2015, Eq. 3 with Algorithm 1 (tests/test_srk.py checks it against a literal
+transcription of both, kcooc.testing, and against an explicit enumeration of rules where the two
+definitions coincide). Counts are
 exact int64. Rows of a Gram matrix run in parallel threads (numba prange); every entry is computed
 independently, so results never depend on the thread count or on the tiling.
 """

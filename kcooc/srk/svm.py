@@ -35,7 +35,8 @@ def fold_indices(labels: np.ndarray, groups: np.ndarray | None, folds: int, seed
     if questions.size < 2:
         raise InputError("cross-validation by question needs at least 2 training questions")
     fold_of = np.empty(questions.size, np.int64)
-    fold_of[np.random.default_rng(seed).permutation(questions.size)] = np.arange(questions.size) % min(folds, questions.size)
+    order = np.random.default_rng(seed).permutation(questions.size)
+    fold_of[order] = np.arange(questions.size) % min(folds, questions.size)
     fold = fold_of[np.searchsorted(questions, groups)]
     return [np.flatnonzero(fold == f) for f in range(int(fold.max()) + 1)]
 
@@ -43,7 +44,8 @@ def fold_indices(labels: np.ndarray, groups: np.ndarray | None, folds: int, seed
 def fit(gram: np.ndarray, labels: np.ndarray, c: float, class_weight: str) -> SVC:
     if np.unique(labels).size < 2:
         raise InputError("the training set needs both positive and negative examples")
-    return SVC(C=c, kernel="precomputed", class_weight=None if class_weight == "none" else class_weight).fit(gram, labels)
+    weights = None if class_weight == "none" else class_weight
+    return SVC(C=c, kernel="precomputed", class_weight=weights).fit(gram, labels)
 
 
 def objective(labels: np.ndarray, decision: np.ndarray, groups: np.ndarray | None) -> float:

@@ -88,7 +88,8 @@ def main() -> None:
     parser.add_argument("--power", type=float, default=0.25, help="the delayed SVD of N^power is timed too")
     parser.add_argument("--no-counting", action="store_true", help="skip the counting throughput")
     args = parser.parse_args()
-    for window in () if args.no_counting else (10, 30):  # counting throughput (this process's peak RSS, printed last, is the counting's)
+    # counting throughput (this process's peak RSS, printed last, is the counting's)
+    for window in () if args.no_counting else (10, 30):
         N, tokens, seconds = table(args.corpus, None, window)
         print(json.dumps({"counting_window": window, "tokens": tokens, "seconds": round(seconds, 1),
                           "tokens_per_second": round(tokens / seconds), "nonzeros": int(N.nnz)}), flush=True)
@@ -98,15 +99,18 @@ def main() -> None:
             path = os.path.join(tmp, f"N{vocab}.npz")
             sp.save_npz(path, N)
             row = {"vocab": N.shape[0], "nonzeros": int(N.nnz), "k": args.k}
-            methods = ["delayed", f"delayed-power{args.power:g}"] + (["scipy-svds"] if N.shape[0] <= args.svds_limit else [])
+            methods = ["delayed", f"delayed-power{args.power:g}"]
+            if N.shape[0] <= args.svds_limit:
+                methods.append("scipy-svds")
             if N.shape[0] ** 2 * 8 * 3 / 2**30 < args.dense_limit_gb:
                 methods.append("sklearn-dense")
             for method in methods:
                 seconds, rss = isolated(method, path, args.k)
                 row[method] = {"seconds": round(seconds, 1), "peak_rss_mb": round(rss)}
+            base = row["delayed"]
             for method in methods[1:]:
-                row[f"{method}_vs_delayed"] = {"time": round(row[method]["seconds"] / row["delayed"]["seconds"], 1),
-                                               "memory": round(row[method]["peak_rss_mb"] / row["delayed"]["peak_rss_mb"], 1)}
+                row[f"{method}_vs_delayed"] = {"time": round(row[method]["seconds"] / base["seconds"], 1),
+                                               "memory": round(row[method]["peak_rss_mb"] / base["peak_rss_mb"], 1)}
             print(json.dumps(row), flush=True)
         if args.k_large:
             seconds, rss = isolated("delayed", path, args.k_large)

@@ -113,14 +113,16 @@ def main() -> None:
             ("learned_jobs2", 2, "configs/filter-learned.yaml"), ("learned_no_dedup_jobs1", 1, no_dedup)]
     for name, jobs, config in runs:
         seconds, cpu = timed_with_cpu(kcooc(small, jobs, config))
-        summary = json.load(open(os.path.join(args.workdir, f"summary-{os.path.basename(config).split('.')[0]}-{jobs}.json")))
+        name_of_config = os.path.basename(config).split(".")[0]
+        summary = json.load(open(os.path.join(args.workdir, f"summary-{name_of_config}-{jobs}.json")))
         results[name] = {"seconds": round(seconds, 2), "lines_per_second": round(args.lines / seconds),
                          "lines_per_second_per_core": round(args.lines / seconds / jobs),
                          "ratio_to_io_floor": round(seconds / floor, 1), "passes": summary["seconds"],
                          "cpu_seconds": round(cpu, 2), "cores_busy": round(cpu / seconds, 2),
                          **({"classifier": summary["classifier"]} if "classifier" in summary else {})}
-    results["learned_over_phsic_jobs1"] = round(results["learned_jobs1"]["seconds"] / results["phsic_jobs1"]["seconds"], 2)
-    results["speedup_jobs2"] = round(results["learned_jobs1"]["seconds"] / results["learned_jobs2"]["seconds"], 2)
+    learned = results["learned_jobs1"]["seconds"]
+    results["learned_over_phsic_jobs1"] = round(learned / results["phsic_jobs1"]["seconds"], 2)
+    results["speedup_jobs2"] = round(learned / results["learned_jobs2"]["seconds"], 2)
     if args.opusfilter_venv:
         lines = min(args.opusfilter_lines, args.lines)
         seconds = opusfilter_seconds(small, lines, os.path.join(args.workdir, "opusfilter"), args.opusfilter_venv,
@@ -134,9 +136,10 @@ def main() -> None:
         return
     make_corpus(args.corpus, big, args.big_lines)
     rss_small, rss_big = peak_rss_mb(kcooc(small, 1)), peak_rss_mb(kcooc(big, 1))
+    per_line = (rss_big - rss_small) * 2**20 / (args.big_lines - args.lines)
     results["peak_rss_mb"] = {f"{args.lines}": round(rss_small), f"{args.big_lines}": round(rss_big),
                               "growth_mb": round(rss_big - rss_small),
-                              "growth_bytes_per_extra_line": round((rss_big - rss_small) * 2**20 / (args.big_lines - args.lines), 1)}
+                              "growth_bytes_per_extra_line": round(per_line, 1)}
     print(json.dumps(results, indent=1))
 
 

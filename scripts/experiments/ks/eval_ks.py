@@ -24,7 +24,8 @@ SETS = [("docs-parallel", "EP-P: debian-handbook en/es sections", "configs/ks-do
         ("names", "arabnamer: English -> Arabic single words, no romanisation", "configs/ks-names.yaml", "TL (300)"),
         ("names-noisy", "arabnamer + 50 unaligned names per side", "configs/ks-names.yaml", "TL + 50 noisy"),
         ("tl-ar", "CLDR English -> Arabic, romanised (paper setting)", PAPER_TL, "TL (300)"),
-        ("tl-ar-noisy", "CLDR Arabic + 50 unaligned names per side (Table 3; paper setting)", PAPER_TL, "TL + 50 noisy"),
+        ("tl-ar-noisy", "CLDR Arabic + 50 unaligned names per side (Table 3; paper setting)", PAPER_TL,
+         "TL + 50 noisy"),
         ("tl-ru", "CLDR English -> Russian, romanised (paper setting)", PAPER_TL, "-"),
         ("tl-ru-noisy", "CLDR Russian + 50 unaligned per side (paper setting)", PAPER_TL, "-"),
         ("tl-ja", "CLDR English -> Japanese, romanised (paper setting)", PAPER_TL, "-"),
@@ -69,8 +70,9 @@ def main() -> None:
             print(name, tag, column, result["recovered"], file=sys.stderr)
         rows.append(f"| {title} | {result['gold']} | " + " | ".join(cells) + f" | {paper}: {PAPER[paper]} |")
         truth = result["gold_objective"]
-        objectives.append(f"| {title} | {result['gold_nearest']} / {result['gold_fixed_point']} | {truth:.4g} | " + " | ".join(
-            f"{results[c]['found_objective_on_gold_sources'] / truth:.3f}" for c, _, _ in METHODS) + " |")
+        shares = [f"{results[c]['found_objective_on_gold_sources'] / truth:.3f}" for c, _, _ in METHODS]
+        objectives.append(f"| {title} | {result['gold_nearest']} / {result['gold_fixed_point']} | {truth:.4g} | "
+                          + " | ".join(shares) + " |")
     header = " | ".join(c for c, _, _ in METHODS)
     lines = ["# Kernelized sorting (Jagarlamudi et al., 2010): Table 2 / Table 3 analogues", "",
              "Recovered gold pairs (wall time) per method; seeded methods (MCCA, S-U, S-Z, convex+seeds) get 10",
@@ -81,7 +83,8 @@ def main() -> None:
              f"`{PAPER_TL}` (the paper's TL features: romanised, character 1-3-gram counts, linear kernel); rows",
              f"marked *skeletons* use `{SKELETON}` (consonant skeletons, cosine-normalised n-gram counts, the",
              "unsmoothed kernels added to the p grid; not the paper's).", "",
-             "Made by: `make ks` (= `python -m scripts.experiments.ks.eval_ks --data data/ks --out docs/results-ks.md`)", "",
+             "Made by: `make ks` (= `python -m scripts.experiments.ks.eval_ks --data data/ks "
+             "--out docs/results-ks.md`)", "",
              f"| data | pairs | {header} | paper |", "|---|---|" + "---|" * len(METHODS) + "---|", *rows, "",
              "## Where the truth stands: found objective / true objective", "",
              "Reference objective tr(K pi^T L pi) on the centred, zero-diagonal, unsmoothed kernels, over the gold",

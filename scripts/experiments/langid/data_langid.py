@@ -6,7 +6,11 @@ Two domains, each segment labelled by the language of the file it comes from:
   descriptions. A segment that also occurs in the English description of the same package (an
   untranslated line) is dropped, so labels are the translators' languages;
 * ``gettext.tsv``: GCC's compiler and preprocessor messages (``gcc-12-locales``, gettext .mo read
-  with polib), msgstr of every translated entry that differs from its msgid.
+  with polib), msgstr of every translated entry that differs from its msgid;
+* ``programs.tsv``: the same from the catalogues of other programs (``PROGRAMS``: command-line tools
+  and desktop libraries; never GCC), in every language with at least ``MIN_SEGMENTS`` translated
+  messages that kcooc.langid knows, and their English msgids as ``en``: the short technical strings
+  a parallel corpus of program messages is made of.
 
 Each file has rows ``language <TAB> length class <TAB> segment`` with language an ISO 639-1 code
 (pt_BR -> pt, zh_CN/zh_TW -> zh), length class ``short`` (< 40 characters) or ``long``, and at most
@@ -32,6 +36,10 @@ DESCRIPTION_LANGUAGES = {"en": "en", "de": "de", "fr": "fr", "es": "es", "it": "
                          "nl": "nl", "sv": "sv", "da": "da", "fi": "fi", "pl": "pl", "cs": "cs", "sk": "sk",
                          "hu": "hu", "ru": "ru", "uk": "uk", "ja": "ja", "ko": "ko", "zh_CN": "zh", "zh_TW": "zh"}
 SHORT = 40  # characters
+PROGRAMS = ("coreutils", "tar", "grep", "sed", "findutils", "diffutils", "dpkg", "apt", "wget", "bash", "nano",
+            "util-linux-locales", "libc-l10n", "gnupg-l10n", "e2fsprogs-l10n", "libgtk-3-common", "libglib2.0-data",
+            "pidgin-data", "gnumeric-common", "xfce4-panel")
+MIN_SEGMENTS = 300  # distinct translated messages a language needs in PROGRAMS' catalogues
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\w)|(?<=[。！？])")
 
 
@@ -79,24 +87,51 @@ def description_segments(lists: str) -> dict[str, list[str]]:
     return result
 
 
-def gettext_segments(cache: str) -> dict[str, list[str]]:
-    """Language code -> translated GCC messages (gcc-12-locales, unpacked once into the cache)."""
+def catalogues(cache: str, package: str) -> list[str]:
+    """The gettext .mo files of a Debian package under usr/share/locale (downloaded and unpacked once into the cache)."""
+    root = os.path.join(cache, package)
+    pattern = os.path.join(root, "usr/share/locale/*/LC_MESSAGES/*.mo")
+    if not glob.glob(pattern):
+        os.makedirs(root, exist_ok=True)
+        subprocess.run(["apt-get", "-q", "download", package], cwd=root, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(["dpkg-deb", "-x", glob.glob(os.path.join(root, f"{package}_*.deb"))[0], root], check=True)
+    return sorted(glob.glob(pattern))
+
+
+def catalogue_segments(paths: list[str], english: bool = False) -> dict[str, list[str]]:
+    """Language code (the locale's, zh_CN -> zh; variants such as sr@latin or en_GB skipped) -> the
+    msgstr of every entry that differs from its msgid; with ``english`` the msgids too, as ``en``."""
     import polib
 
-    root = os.path.join(cache, "gcc-12-locales")
-    if not glob.glob(os.path.join(root, "usr/share/locale/*/LC_MESSAGES/*.mo")):
-        os.makedirs(root, exist_ok=True)
-        subprocess.run(["apt-get", "-q", "download", "gcc-12-locales"], cwd=root, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        subprocess.run(["dpkg-deb", "-x", glob.glob(os.path.join(root, "gcc-12-locales_*.deb"))[0], root], check=True)
     result: dict[str, list[str]] = {}
-    for path in sorted(glob.glob(os.path.join(root, "usr/share/locale/*/LC_MESSAGES/*.mo"))):
-        code = path.split(os.sep)[-3].split("_")[0]
+    for path in paths:
+        locale = path.split(os.sep)[-3]
+        code = locale.split("_")[0]
+        if "@" in locale or code == "en":
+            continue
         for entry in polib.mofile(path):
-            text = clean(entry.msgstr)
-            if text and text != clean(entry.msgid) and any(c.isalpha() for c in text):
+            text, msgid = clean(entry.msgstr), clean(entry.msgid)
+            if text and text != msgid and any(c.isalpha() for c in text):
                 result.setdefault(code, []).append(text)
+                if english and any(c.isalpha() for c in msgid):
+                    result.setdefault("en", []).append(msgid)
     return result
+
+
+def gettext_segments(cache: str) -> dict[str, list[str]]:
+    """Language code -> translated GCC messages (gcc-12-locales)."""
+    return catalogue_segments(catalogues(cache, "gcc-12-locales"))
+
+
+def program_segments(cache: str) -> dict[str, list[str]]:
+    """Language code -> translated messages of PROGRAMS (and their English msgids), the languages with at
+    least MIN_SEGMENTS distinct ones that kcooc.langid knows."""
+    from kcooc.langid import LanguageIdentifier
+
+    known = set(LanguageIdentifier().languages)
+    result = catalogue_segments([path for package in PROGRAMS for path in catalogues(cache, package)], english=True)
+    return {code: texts for code, texts in result.items() if code in known and len(set(texts)) >= MIN_SEGMENTS}
 
 
 def sample(by_language: dict[str, list[str]], per_class: int, seed: int) -> list[tuple[str, str, str]]:
@@ -127,9 +162,11 @@ def main() -> None:
     os.makedirs(args.out, exist_ok=True)
     descriptions = sample(description_segments(apt_lists(args.cache)), args.per_class, args.seed)
     gettext = sample(gettext_segments(args.cache), args.per_class, args.seed)
+    programs = sample(program_segments(args.cache), args.per_class, args.seed)
     write_rows(os.path.join(args.out, "descriptions.tsv"), descriptions)
     write_rows(os.path.join(args.out, "gettext.tsv"), gettext)
-    for name, rows in (("descriptions", descriptions), ("gettext", gettext)):
+    write_rows(os.path.join(args.out, "programs.tsv"), programs)
+    for name, rows in (("descriptions", descriptions), ("gettext", gettext), ("programs", programs)):
         print(f"{len(rows)} segments in {len({r[0] for r in rows})} languages -> {args.out}/{name}.tsv")
     if args.fixture:
         write_rows(args.fixture, sample({code: [s for c, _, s in descriptions if c == code]

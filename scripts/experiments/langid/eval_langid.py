@@ -112,7 +112,8 @@ def detectors(test_languages: list[str]) -> dict:
         if languages is None:
             builder = LanguageDetectorBuilder.from_all_languages()
         else:
-            builder = LanguageDetectorBuilder.from_iso_codes_639_1(*[getattr(IsoCode639_1, c.upper()) for c in languages])
+            codes = [getattr(IsoCode639_1, c.upper()) for c in languages]
+            builder = LanguageDetectorBuilder.from_iso_codes_639_1(*codes)
         detector = builder.build()
         detector.detect_language_of("warm up")  # lingua loads its models lazily, at the first call
 
@@ -198,10 +199,12 @@ def main() -> None:
         for d in DOMAINS:
             for c in ("short", "long"):
                 cells.append(f"{accuracy(gold, predicted, (domain == d) & (length_class == c)):.3f}")
+        unanswered = int(np.isin(predicted, ["none", "error"]).sum())
         lines.append(f"| {name} | {load_seconds:.2f} | {len(texts) / seconds:,.0f} | {seconds / ours_seconds:,.1f} | "
-                     + " | ".join(cells) + f" | {accuracy(gold, predicted):.3f} | {int(np.isin(predicted, ['none', 'error']).sum())} |")
-    lines += ["", "Segments per domain and class: " + "; ".join(
-        f"{d} {int(((domain == d) & (length_class == c)).sum()):,} {c}" for d in DOMAINS for c in ("short", "long")), ""]
+                     + " | ".join(cells) + f" | {accuracy(gold, predicted):.3f} | {unanswered} |")
+    counts = [f"{d} {int(((domain == d) & (length_class == c)).sum()):,} {c}"
+              for d in DOMAINS for c in ("short", "long")]
+    lines += ["", "Segments per domain and class: " + "; ".join(counts), ""]
 
     for d, title in DOMAINS.items():
         lines += [f"## Accuracy per language: {title}", "",

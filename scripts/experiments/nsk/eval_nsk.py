@@ -1,7 +1,8 @@
-"""Table 2, Table 4a and Table 6 analogues of the nonstationary-kernel paper on Brown paths (scripts/experiments/nsk/data_nsk.py):
-PK vs NPK (sigma learned by Algorithm 1) with both hashing functions, k-NN without hashing, an SVM on
-the path kernel, repeated learning with the graph recomputed, and the labels sigma zeroed. Every
-k-NN number comes from `kcooc nsk train` / `kcooc nsk classify`.
+"""Table 2, Table 4a and Table 6 analogues of the nonstationary-kernel paper on Brown paths
+(scripts/experiments/nsk/data_nsk.py): PK vs NPK (sigma learned by Algorithm 1) with both hashing
+functions, k-NN without hashing, an SVM on the path kernel, repeated learning with the graph
+recomputed, and the labels sigma zeroed. Every k-NN number comes from `kcooc nsk train` /
+`kcooc nsk classify`.
 
     python -m scripts.experiments.nsk.eval_nsk --data data/nsk --out docs/results-nsk.md
 """
@@ -94,10 +95,13 @@ def main() -> None:
     lines = ["# Nonstationary convolution kernels (Garg et al., 2018): Table 2 / 4a / 6 analogues", "",
              f"Brown corpus sentences as (tag, word) paths, news (positive) vs fiction: {n_train} training paths "
              f"({learned['positives']} news) and {n_test} test paths from other documents (`make data-nsk`).",
-             "Path kernel lambda = 0.8, subsequences up to 4 tuples; sigma learned by Algorithm 1 for the most frequent",
-             f"half of the {learned['edge_labels']} tags (beta = 25, alpha = 10, k = 4, random-kNN hashing); 8 neighbours "
-             "vote. F1 (precision, recall) on the positive class, in %; with hashing, mean ± sd over 5 hashing seeds.",
-             "", "Made by: `make nsk` (= `python -m scripts.experiments.nsk.eval_nsk --data data/nsk --out docs/results-nsk.md`)", "",
+             "Path kernel lambda = 0.8, subsequences up to 4 tuples; sigma learned by Algorithm 1 for the most "
+             "frequent",
+             f"half of the {learned['edge_labels']} tags (beta = 25, alpha = 10, k = 4, random-kNN hashing); "
+             "8 neighbours vote. F1 (precision, recall) on the positive class, in %; with hashing, mean ± sd over "
+             "5 hashing seeds.",
+             "", "Made by: `make nsk` (= `python -m scripts.experiments.nsk.eval_nsk --data data/nsk "
+             "--out docs/results-nsk.md`)", "",
              "## Table 2 analogue: PK vs NPK with each hashing function", "",
              "| hashing | PK | NPK | kernel evaluations per test path |", "|---|---|---|---|"]
     for method in ("random-knn", "klsh"):

@@ -79,7 +79,8 @@ def main() -> None:
         candidates = [(response, "1")] + [(responses[j], "0") for j in others]
         rows.extend((context, candidates[j][0], candidates[j][1]) for j in rng.permutation(args.candidates))
     write_tsv(os.path.join(args.outdir, "test-candidates.tsv"), rows)
-    print(f"{len(train)} train pairs, {len(unique_test)} test questions x {args.candidates} candidates -> {args.outdir}")
+    print(f"{len(train)} train pairs, {len(unique_test)} test questions x {args.candidates} candidates "
+          f"-> {args.outdir}")
 
 
 if __name__ == "__main__":

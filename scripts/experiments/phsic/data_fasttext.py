@@ -46,7 +46,8 @@ def main() -> None:
     parser.add_argument("--epoch", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--bucket", type=int, default=200_000,
-                        help="subword hash buckets; fastText's 2M default makes a 2.4 GB model that takes seconds to load")
+                        help="subword hash buckets; fastText's 2M default makes a 2.4 GB model that takes "
+                             "seconds to load")
     args = parser.parse_args()
     import fasttext
 

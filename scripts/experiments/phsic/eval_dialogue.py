@@ -86,7 +86,8 @@ def main() -> None:
             ("WordLlama", "rbf", {"rank": 100, "normalize": True})]
     fit_seconds: dict[str, list] = {}
     for encoder_name, kernel, params in runs:
-        label = f"PHSIC {encoder_name} {kernel.upper() if kernel == 'rbf' else kernel}" + (" ICD d=100" if params else "")
+        label = f"PHSIC {encoder_name} {kernel.upper() if kernel == 'rbf' else kernel}"
+        label += " ICD d=100" if params else ""
         label += ", unit vectors" if params.get("normalize") else ""
         Xtr, Ytr, X, Y = encoded[encoder_name]
         results[label], fit_seconds[label] = [], []
@@ -103,9 +104,12 @@ def main() -> None:
     lines = [
         "# Dialogue response selection (PHSIC paper §6.2, Tables 4, 5, 7 analogues)",
         "",
-        "Made by `make dialogue` (= `python -m scripts.experiments.phsic.data_dialogue data/dialogue`, `python -m scripts.experiments.phsic.data_fasttext ...`,",
-        "`python -m scripts.experiments.phsic.eval_dialogue --data data/dialogue --fasttext data/fasttext/en-300.bin --out docs/results-dialogue.md`)",
-        f"on {os.cpu_count()} cores ({platform.processor() or platform.machine()}), Python {platform.python_version()}.",
+        "Made by `make dialogue` (= `python -m scripts.experiments.phsic.data_dialogue data/dialogue`, "
+        "`python -m scripts.experiments.phsic.data_fasttext ...`,",
+        "`python -m scripts.experiments.phsic.eval_dialogue --data data/dialogue --fasttext data/fasttext/en-300.bin "
+        "--out docs/results-dialogue.md`)",
+        f"on {os.cpu_count()} cores ({platform.processor() or platform.machine()}), "
+        f"Python {platform.python_version()}.",
         "",
         f"Data: chitchat-dataset 0.9.0 (MIT), {len(train):,} adjacent-turn context->response training pairs;",
         f"{len(labels) // 10:,} held-out test contexts (from 100 conversations never seen in training), each a",
@@ -129,8 +133,9 @@ def main() -> None:
     names = list(test_scores)
     lines += ["", "## Spearman's rho between models' test scores, n = all (Table 7 analogue)", "",
               "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    lines += [f"| {a} | " + " | ".join(f"{spearmanr(test_scores[a], test_scores[b]).statistic:.2f}" for b in names) + " |"
-              for a in names]
+    for a in names:
+        rhos = [f"{spearmanr(test_scores[a], test_scores[b]).statistic:.2f}" for b in names]
+        lines.append(f"| {a} | " + " | ".join(rhos) + " |")
     write_report(args.out, lines, "dialogue_notes.md")
     print(f"wrote {args.out}")
 

