@@ -78,9 +78,20 @@ class LearnConfig:
                          Range(10, 1 << 40))
     validation: float = option(0.2, "share of the examples held out to report the classifier's accuracy and ROC-AUC",
                                Range(0.01, 0.99))
-    regularization: float = option(0.01, "inverse L2 strength C of the logistic regression on standardised features "
-                                   "(strong: the synthetic noise is easier than real noise, so a loose fit overfits it)",
+    regularization: float = option(0.1, "inverse L2 strength C of the monotone logistic model (its weights are on "
+                                   "curves of each feature between its quantiles, so one C fits every feature's scale)",
                                    Range(0, 1e6, low_open=True))
+    feature_noise: float = option(1.0, "feature-space noisy examples per clean example: a clean example with one "
+                                  "disagreement feature moved into the worst learn.feature_noise_tail of the sample, so "
+                                  "the model weighs every such feature whatever the synthetic text noise moved",
+                                  Range(0, 10))
+    feature_noise_tail: float = option(0.02, "the worst share of the sample that a feature-space noisy example takes "
+                                       "its moved feature's value from", Range(0, 0.5, low_open=True))
+    typicality_share: float = option(0.01, "typicality factor: a pair among the worst share a of the sample on some "
+                                     "feature has its score multiplied by (S / a)^w, S its share there (configs/README.md)",
+                                     Range(0, 1, low_open=True))
+    typicality_weight: float = option(0.5, "typicality factor: the exponent w (0: no typicality factor)",
+                                      Range(0, 10))
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
                              "clean sampled sides of the same length (those that the other features, without the "

@@ -2,7 +2,7 @@
 
 Each input j is *oriented* (``orientation[j]``: +1 when a larger value means a cleaner pair, -1 when
 it means a worse one, 0 for context such as a side's length, which has no direction); x'_j is the
-oriented value. The log-odds of "clean" are
+oriented value (x_j times its orientation). The log-odds of "clean" are
 
     m(x) = b + sum_j f_j(x'_j) + sum_{j<k oriented} s_jk u_j u_k + sum_{j oriented} (c_j v + d_j (1 - v)) u_j
 
@@ -11,17 +11,19 @@ oriented value. The log-odds of "clean" are
   regression splines, of degree one); a_jq >= 0 for oriented inputs, so f_j never falls; the first
   ramp of an oriented input has no floor (min((x - e_0) / (e_1 - e_0), 1)): below everything the
   training rows showed, f_j goes on falling at its first slope instead of staying flat, so a pair
-  worse than any training example on some input is not scored as the worst one seen;
+  worse than any training example on some input does not score as the worst one seen;
 * u_j = clip((x'_j - e_j,01) / (e_j,99 - e_j,01), 0, 1), the oriented input squashed into [0, 1]
-  between its 1st and 99th percentiles, and v the pair's length (``length`` input) squashed alike;
+  between its 1st and 99th percentiles, and v the length input (``length``) squashed alike between
+  its 5th and 95th;
 * s_jk, c_j, d_j >= 0.
 
 On the box [0, 1] every product term is bilinear, so with non-negative weights each partial
-derivative of m in x'_j is a sum of non-negative terms: m is non-decreasing in every oriented input
-whatever the other inputs are, and the model can learn that "a low alignment score matters more on
-a long pair" (c_j, d_j) and that a pair is clean only when all its signs agree (s_jk: noisy-AND),
-but never that more disagreement is better. The weights are an L2-regularised logistic regression
-(linalg.fit_logistic, projected Newton for the bounds).
+derivative of m in x'_j is a sum of non-negative terms: m never falls when an oriented input rises,
+whatever the other inputs are. The model can learn that a low alignment score matters more on a long
+pair than on a short one (c_j, d_j) and that a pair is clean only when all its signs agree (s_jk: a
+noisy AND), never that more disagreement is better. A missing value (NaN: no evidence either way, such
+as the link order of a pair with fewer than two links) counts as the training rows' median. The
+weights are an L2-regularised logistic regression (linalg.fit_logistic: projected Newton for the bounds).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class MonotoneLogistic:
     Parameters
     ----------
     orientation : array of {-1, 0, 1}
-        Direction of each input column (+1: larger is cleaner; -1: larger is worse; 0: free).
+        Direction of each input column (+1: larger is cleaner; -1: larger is worse; 0: context).
     length : int
         Column of the input that modulates the slopes (a side's length).
     regularization : float
@@ -51,56 +53,65 @@ class MonotoneLogistic:
         self.orientation = np.asarray(orientation, dtype=np.int64)
         self.length, self.regularization, self.knots = length, regularization, knots
         self.oriented = np.flatnonzero(self.orientation != 0)
+        self.signs = np.where(self.orientation == 0, 1, self.orientation)
 
     def _oriented(self, X: np.ndarray) -> np.ndarray:
-        """The oriented inputs, a missing value (NaN: no evidence either way) replaced by the training
-        rows' median."""
-        O = np.asarray(X, dtype=np.float64) * np.where(self.orientation == 0, 1, self.orientation)
+        """The oriented inputs, a missing value replaced by the training rows' median."""
+        O = np.asarray(X, dtype=np.float64) * self.signs
         missing = np.isnan(O)
         if missing.any():
             O[missing] = np.broadcast_to(self.medians_, O.shape)[missing]
         return O
 
+    def _edges(self, j: int) -> np.ndarray:
+        return self.edges_[self.edge_offsets_[j] : self.edge_offsets_[j + 1]]
+
+    def _ramps(self, O: np.ndarray, j: int) -> np.ndarray:
+        e = self._edges(j)
+        ramp = np.clip((O[:, [j]] - e[:-1]) / np.diff(e), 0.0, 1.0)
+        if self.orientation[j]:  # the first ramp goes on falling below the lowest edge: no floor
+            ramp[:, 0] = np.minimum((O[:, j] - e[0]) / (e[1] - e[0]), 1.0)
+        return ramp
+
+    def _squashed(self, O: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(u of the oriented inputs, v of the length)."""
+        U = np.clip((O[:, self.oriented] - self.low_) / self.span_, 0.0, 1.0)
+        v = np.clip((O[:, self.length] - self.length_low_) / self.length_span_, 0.0, 1.0)
+        return U, v
+
     def design(self, X: np.ndarray) -> np.ndarray:
         """The model's terms of each row: the ramps of every curve, then the products."""
         O = self._oriented(X)
-        ramps = []
-        for j, e in enumerate(self.edges_):
-            ramp = np.clip((O[:, [j]] - e[:-1]) / np.diff(e), 0.0, 1.0)
-            if self.orientation[j]:  # the first ramp goes on falling below the lowest edge: no floor
-                ramp[:, 0] = np.minimum((O[:, j] - e[0]) / (e[1] - e[0]), 1.0)
-            ramps.append(ramp)
-        U = np.clip((O[:, self.oriented] - self.low_) / self.span_, 0.0, 1.0)
-        v = np.clip((O[:, self.length] - self.length_low_) / self.length_span_, 0.0, 1.0)[:, None]
+        U, v = self._squashed(O)
         a, b = np.triu_indices(self.oriented.size, 1)
-        return np.hstack([*ramps, U[:, a] * U[:, b], U * v, U * (1 - v)])
+        return np.hstack([*(self._ramps(O, j) for j in range(O.shape[1])), U[:, a] * U[:, b], U * v[:, None],
+                          U * (1 - v)[:, None]])
 
     def fit(self, X: np.ndarray, clean: np.ndarray, start: "MonotoneLogistic | None" = None) -> "MonotoneLogistic":
         """Fit on rows ``X`` and whether each is clean; ``start``: a fitted model on similar rows whose
-        weights start the Newton iterations."""
+        weights start the Newton iterations (the same optimum, fewer steps)."""
         with np.errstate(all="ignore"):
-            medians = np.nanmedian(np.asarray(X, dtype=np.float64) * np.where(self.orientation == 0, 1, self.orientation),
-                                   axis=0)
-        self.medians_ = np.nan_to_num(medians)
+            self.medians_ = np.nan_to_num(np.nanmedian(np.asarray(X, dtype=np.float64) * self.signs, axis=0))
         O = self._oriented(X)
         grid = np.linspace(0.0, 1.0, self.knots + 1)
-        self.edges_ = []
+        edges = []
         for j in range(O.shape[1]):
-            edges = np.unique(np.quantile(O[:, j], grid))
-            self.edges_.append(edges if edges.size > 1 else np.array([edges[0], edges[0] + 1.0]))
+            e = np.unique(np.quantile(O[:, j], grid))
+            edges.append(e if e.size > 1 else np.array([e[0], e[0] + 1.0]))
+        self.edges_ = np.concatenate(edges)
+        self.edge_offsets_ = np.concatenate([[0], np.cumsum([e.size for e in edges])])
         low, high = np.quantile(O[:, self.oriented], [0.01, 0.99], axis=0)
         self.low_, self.span_ = low, np.maximum(high - low, 1e-9)
         self.length_low_, length_high = np.quantile(O[:, self.length], [0.05, 0.95])
         self.length_span_ = max(length_high - self.length_low_, 1e-9)
         terms = self.design(X)
-        curves = np.concatenate([np.full(e.size - 1, j) for j, e in enumerate(self.edges_)])
+        curves = np.repeat(np.arange(O.shape[1]), np.diff(self.edge_offsets_) - 1)
         nonnegative = np.ones(terms.shape[1], dtype=bool)
         nonnegative[: curves.size] = self.orientation[curves] != 0
         warm = start is not None and start.weights_.shape == (terms.shape[1],)
         self.weights_, self.intercept_ = fit_logistic(
             terms, np.asarray(clean, dtype=bool), self.regularization, nonnegative=nonnegative,
             start=(start.weights_, start.intercept_) if warm else None)
-        self.curves_ = curves
         return self
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
@@ -108,3 +119,51 @@ class MonotoneLogistic:
         if not hasattr(self, "weights_"):
             raise InputError("MonotoneLogistic is not fitted: call fit first")
         return self.design(X) @ self.weights_ + self.intercept_
+
+    def losses(self, X: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        """(rows, oriented inputs): how much higher each row's log-odds would be with that one input
+        at its value in ``reference`` (exact: the log-odds are linear in each input's curve and u)."""
+        O, R = self._oriented(X), self._oriented(np.asarray(reference, dtype=np.float64)[None, :])
+        U, v = self._squashed(O)
+        u_ref = self._squashed(R)[0][0]
+        m = self.oriented.size
+        curve_sizes = np.diff(self.edge_offsets_) - 1
+        curve_starts = np.concatenate([[0], np.cumsum(curve_sizes)])
+        S = np.zeros((m, m))
+        S[np.triu_indices(m, 1)] = self.weights_[curve_starts[-1] : curve_starts[-1] + m * (m - 1) // 2]
+        S += S.T
+        c = self.weights_[-2 * m : -m]
+        d = self.weights_[-m:]
+        out = np.empty((len(O), m))
+        for i, j in enumerate(self.oriented):
+            w = self.weights_[curve_starts[j] : curve_starts[j + 1]]
+            out[:, i] = (self._ramps(R, j) @ w)[0] - self._ramps(O, j) @ w
+        out += (u_ref - U) * (U @ S + c * v[:, None] + d * (1 - v)[:, None])
+        return out
+
+    # -- persistence ------------------------------------------------------------------------------
+    def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        return ({"length": self.length, "regularization": self.regularization, "knots": self.knots,
+                 "intercept": float(self.intercept_), "length_low": float(self.length_low_),
+                 "length_span": float(self.length_span_)},
+                {"orientation": self.orientation, "medians": self.medians_, "edges": self.edges_,
+                 "edge_offsets": self.edge_offsets_, "low": self.low_, "span": self.span_, "weights": self.weights_})
+
+    @classmethod
+    def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "MonotoneLogistic":
+        """The model ``state`` wrote; InputError if its arrays do not fit together."""
+        orientation = np.asarray(arrays["orientation"])
+        model = cls(orientation, int(params["length"]), float(params["regularization"]), int(params["knots"]))
+        n, m = orientation.size, model.oriented.size
+        offsets = np.asarray(arrays["edge_offsets"])
+        if (not set(orientation.tolist()) <= {-1, 0, 1} or not 0 <= model.length < n or offsets.shape != (n + 1,)
+                or offsets[0] != 0 or np.any(np.diff(offsets) < 2) or arrays["edges"].shape != (offsets[-1],)
+                or arrays["medians"].shape != (n,) or arrays["low"].shape != (m,) or arrays["span"].shape != (m,)
+                or arrays["weights"].shape != (offsets[-1] - n + m * (m - 1) // 2 + 2 * m,)
+                or np.any(arrays["span"] <= 0) or float(params["length_span"]) <= 0):
+            raise InputError("the monotone classifier's arrays do not fit together")
+        model.medians_, model.edges_, model.edge_offsets_ = arrays["medians"], arrays["edges"], offsets
+        model.low_, model.span_, model.weights_ = arrays["low"], arrays["span"], arrays["weights"]
+        model.intercept_ = float(params["intercept"])
+        model.length_low_, model.length_span_ = float(params["length_low"]), float(params["length_span"])
+        return model
