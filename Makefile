@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data install-docs wordnet demo test test-all docs lint data data-parallel dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-langid-short gate-eval bench-startup clean
+.PHONY: install install-test install-data install-docs wordnet demo test test-all docs lint data data-parallel data-parallel-ood dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-langid-short gate-eval bench-startup clean
 
 # Every extra ([all]): a plain `pip install kcooc` is the core only (see README, "Install").
 # Each step says what it builds and why before pip's quiet run.
@@ -89,6 +89,13 @@ data-parallel: $(DATA)/parallel/en-ja.tsv
 $(DATA)/parallel/en-ja.tsv: | install-data
 	$(PYTHON) -m scripts.experiments.filtering.data_parallel --out $(DATA)/parallel --cache $(DATA)/cache --fasttext $(DATA)/fasttext
 
+# The filtering benchmark's out-of-distribution corpora: message catalogues of command-line tools and desktop
+# programs (neither LibreOffice nor GCC) in 11 languages, and description translations in ru/uk/ko/pl/cs.
+data-parallel-ood: $(DATA)/parallel/programs-en-ru.tsv
+
+$(DATA)/parallel/programs-en-ru.tsv: | install-data
+	$(PYTHON) -m scripts.experiments.filtering.data_parallel_ood --out $(DATA)/parallel --cache $(DATA)/cache
+
 # OpusFilter, the peer the filtering benchmark compares with, in its own virtualenv (it pins its own
 # language-ID and scikit-learn versions; the project's environment stays as it is).
 OPUSFILTER_VENV ?= $(DATA)/venv-opusfilter
@@ -96,11 +103,23 @@ $(OPUSFILTER_VENV)/bin/opusfilter:
 	$(PYTHON) -m venv $(OPUSFILTER_VENV)
 	$(OPUSFILTER_VENV)/bin/pip install -q opusfilter==3.3.1
 
-# Labelled filtering benchmark: real en-ja/en-de/en-fr pairs with 20% realistic noise; length ratio, pure
-# PHSIC, the learned score, eflomal and OpusFilter on the same files -> docs/results-filtering.md (~10 min).
-filter-eval: install-data data-parallel $(OPUSFILTER_VENV)/bin/opusfilter
+# bicleaner-hardrules, the benchmark's other peer, in a Python 3.9 virtualenv (its fastspell and fasttext-wheel
+# dependencies build there; kenlm, which it imports but does not declare, from PyPI). PYTHON39 is pyenv's 3.9
+# when there is one.
+PYTHON39 ?= $(shell pyenv prefix 3.9 2>/dev/null || echo /usr)/bin/python3.9
+BICLEANER_VENV ?= $(DATA)/venv-bicleaner
+$(BICLEANER_VENV)/bin/bicleaner-hardrules:
+	$(PYTHON39) -m venv $(BICLEANER_VENV)
+	$(BICLEANER_VENV)/bin/pip install -q bicleaner-hardrules==2.10.8 kenlm==0.3.0
+
+# Labelled filtering benchmark: real en-ja/en-de/en-fr pairs with 20% realistic noise (in distribution), and six
+# out-of-distribution test sets (other programs, en-ru/ko/pl, 14 noise kinds, the learned score also trained
+# leaving one family of its noise out); length ratio, the learned score, eflomal, OpusFilter and
+# bicleaner-hardrules on the same files -> docs/results-filtering.md and .json (~30 min).
+filter-eval: install-data data-parallel data-parallel-ood $(OPUSFILTER_VENV)/bin/opusfilter $(BICLEANER_VENV)/bin/bicleaner-hardrules
 	$(PYTHON) -m scripts.experiments.filtering.eval_filtering --data $(DATA)/parallel --fasttext $(DATA)/fasttext \
-		--opusfilter-venv $(OPUSFILTER_VENV) --workdir $(RUNS)/filter-eval --out docs/results-filtering.md
+		--opusfilter-venv $(OPUSFILTER_VENV) --bicleaner-venv $(BICLEANER_VENV) --workdir $(RUNS)/filter-eval \
+		--out docs/results-filtering.md --json docs/results-filtering.json
 
 # The same benchmark on en-ja only; with ASPEC-JE at $(DATA)/aspec/train-1.txt (its
 # `score ||| id ||| n ||| ja ||| en` lines) it runs on ASPEC instead -> docs/results-filtering-aspec.md.
@@ -108,10 +127,10 @@ ASPEC ?= $(DATA)/aspec/train-1.txt
 aspec-filter: install-data data-parallel
 	@if [ -f $(ASPEC) ]; then \
 		awk -F' [|][|][|] ' '{print $$5 "\t" $$4}' $(ASPEC) > $(DATA)/aspec/en-ja.tsv && \
-		$(PYTHON) -m scripts.experiments.filtering.eval_filtering --data $(DATA)/aspec --pairs ja --fasttext $(DATA)/fasttext \
+		$(PYTHON) -m scripts.experiments.filtering.eval_filtering --data $(DATA)/aspec --pairs ja --ood '' --fasttext $(DATA)/fasttext \
 			--workdir $(RUNS)/aspec-filter --out docs/results-filtering-aspec.md; \
 	else \
-		$(PYTHON) -m scripts.experiments.filtering.eval_filtering --data $(DATA)/parallel --pairs ja --fasttext $(DATA)/fasttext \
+		$(PYTHON) -m scripts.experiments.filtering.eval_filtering --data $(DATA)/parallel --pairs ja --ood '' --fasttext $(DATA)/fasttext \
 			--workdir $(RUNS)/aspec-filter --out runs/results-filtering-en-ja.md; \
 	fi
 

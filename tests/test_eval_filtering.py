@@ -1,6 +1,7 @@
 """The noise generators of the labelled filtering benchmark (scripts/experiments/filtering/eval_filtering.py):
 deterministic, at the asked rate, and each kind is what it claims to be."""
 
+import html
 import os
 import random
 import re
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 from scripts.experiments.filtering import eval_filtering as ev
+from scripts.experiments.filtering import ood_noise
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "data", "en-ja.tsv")
 
@@ -89,3 +91,116 @@ def test_sample_runs_takes_whole_runs_per_source():
     a_rows = rows[rows < 1000]
     assert len(a_rows) == 250 and (np.diff(a_rows) == 1).sum() >= 247  # two whole runs and half of a third
     assert np.array_equal(rows, ev.sample_runs(source, per_source=250, seed=1, run=100))
+
+
+# ------------------------------------------------------------------ out-of-distribution noise (ood_noise.py)
+
+OOD_PAIRS = [("File could not be opened because it is missing", "Datei konnte nicht geöffnet werden, da sie fehlt", "cli/tar"),
+             ("File not found", "Файл не найден", "cli/coreutils"), ("Size", "Größe", "desktop/gedit-common"),
+             ("Open the file", "ファイルを開けません", "desktop/evince-common"),
+             ("Cannot open %s: %s", "%s를 열 수 없습니다: %s", "cli/grep"), ("Quit", "Quit", "cli/nano"),
+             ("A text editor for the GNOME desktop", "Ein Texteditor für den GNOME-Desktop", "debian-description")]
+
+
+def swapped_neighbours(before: list[str], after: list[str]) -> bool:
+    """``after`` is ``before`` with some disjoint pairs of adjacent items swapped (at least one)."""
+    i, swaps = 0, 0
+    while i < len(before):
+        if before[i] == after[i]:
+            i += 1
+        elif i + 1 < len(before) and (before[i], before[i + 1]) == (after[i + 1], after[i]):
+            i, swaps = i + 2, swaps + 1
+        else:
+            return False
+    return swaps > 0 and len(before) == len(after)
+
+
+def encoded(char: str, codec: str) -> int:
+    """The byte a legacy code page decoded to ``char`` (a byte it does not define was kept as its own number)."""
+    try:
+        return char.encode(codec)[0]
+    except UnicodeEncodeError:
+        return ord(char)
+
+
+@pytest.fixture(scope="module")
+def ood_corpus(corpus):
+    src, tgt, source, _ = corpus
+    pairs = list(zip(src, tgt, source)) + OOD_PAIRS
+    src, tgt, source = ([p[i] for p in pairs] for i in range(3))
+    return src, tgt, [s.split("/")[0] for s in source]
+
+
+def test_ood_noise_is_deterministic_with_the_seed(ood_corpus):
+    src, tgt, group = ood_corpus
+    first, again = (ood_noise.ood_candidates(src, tgt, group, seed=5) for _ in range(2))
+    assert first == again and list(first) == ood_noise.OOD_KINDS
+    assert ood_noise.ood_candidates(src, tgt, group, seed=6) != first
+
+
+def without_tag(damaged: str) -> str | None:
+    """The text inside one of ood_noise.TAGS, with its ``&nbsp;`` a space again; None if no tag wraps it."""
+    for before, after in (tag.split("{}") for tag in ood_noise.TAGS):
+        if damaged.startswith(before) and damaged.endswith(after):
+            return damaged[len(before): len(damaged) - len(after)].replace("&nbsp;", " ", 1)
+    return None
+
+
+def repeats(damaged: str, original: str) -> bool:
+    """``damaged`` is ``original`` twice, or ``original`` with a run of 2-4 of its words (phrases when it has
+    no spaces) repeated in place."""
+    parts, joiner = ood_noise.units(original)
+    return damaged in (f"{original} {original}", original + original) or any(
+        joiner.join(parts[: at + n] + parts[at: at + n] + parts[at + n:]) == damaged
+        for n in (2, 3, 4) for at in range(len(parts) - n + 1))
+
+
+def test_each_ood_kind_damages_the_pair_as_documented(ood_corpus):
+    src, tgt, group = ood_corpus
+    made = ood_noise.ood_candidates(src, tgt, group, seed=0)
+    for kind, candidates in made.items():
+        assert sum(c is not None for c in candidates) > len(src) // 5, kind  # most pairs can take every kind
+        for i, noisy in enumerate(candidates):
+            if noisy is None:
+                continue
+            (s, t), (ns, nt) = (src[i], tgt[i]), noisy
+            assert (ns, nt) != (s, t) and (ns == s or nt == t), kind  # one side damaged, the other as it was
+            damaged, original = (nt, t) if ns == s else (ns, s)
+            if kind in ("markup", "repeated"):
+                assert (ns == s) != (nt == t)
+            else:
+                assert ns == s, kind  # the others damage the target
+            if kind == "misordered":
+                assert swapped_neighbours(t.split(), nt.split()) if len(t.split()) >= 2 else sorted(nt) == sorted(t)
+            elif kind == "mojibake":
+                codec = "cp1251" if re.search("[\u0400-\u04ff]", t) else "cp1252"
+                assert not t.isascii() and bytes(encoded(c, codec) for c in nt).decode("utf-8") == t
+            elif kind == "spacing":
+                glued = " " in t.strip() and not ood_noise.KANA_HAN.search(t)
+                assert nt.replace(" ", "") == t.replace(" ", "") and (" " not in nt if glued else nt[1::2].strip() == "")
+            elif kind == "markup":
+                assert (damaged.isascii() and html.unescape(damaged) == original) or without_tag(damaged) == original
+            elif kind == "repeated":
+                assert repeats(damaged, original)
+            elif kind == "length_matched":
+                assert any(tgt[j] == nt and group[j] != group[i] for j in range(len(tgt)))
+                assert abs(len(nt) - len(t)) <= max(2, 0.1 * len(t))
+            else:
+                assert kind == "romanised" and nt.isascii()
+    quit_pair = src.index("Quit")
+    assert all(made[kind][quit_pair] is None for kind in ("mojibake", "romanised", "misordered"))
+    assert ood_noise.mojibake("Файл") == "Р¤Р°Р№Р»" and ood_noise.mojibake("Größe") == "GrÃ¶ÃŸe"
+    assert ood_noise.romanised("Größe") == "Grosse" and ood_noise.spacing("ファイル %s を開く") == "フ ァ イ ル % s を 開 く"
+    assert ood_noise.misordered("ファイルを開けません", random.Random(0)) == "開けませんファイルを"
+    assert ood_noise.misordered("Datei", random.Random(0)) is None
+
+
+def test_injected_ood_kinds_take_equal_shares(ood_corpus):
+    src, tgt, group = ood_corpus
+    extra = ood_noise.ood_candidates(src, tgt, group, seed=2)
+    new_src, new_tgt, kind = ev.inject_noise(src, tgt, group, {}, 0.3, seed=2, joiner="", extra=extra)
+    names = ev.KINDS + ood_noise.OOD_KINDS
+    counts = np.bincount(kind[kind >= 0], minlength=len(names))
+    assert (kind >= 0).sum() == round(0.3 * len(src)) and counts[len(ev.KINDS):].min() >= counts.max() - 1
+    for i in np.flatnonzero(kind >= len(ev.KINDS)):
+        assert (new_src[i], new_tgt[i]) == extra[names[kind[i]]][i]

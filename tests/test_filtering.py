@@ -571,6 +571,20 @@ def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():
     assert synthesize(src, tgt, seed=4)[1] != noisy_tgt
 
 
+def test_noise_kinds_makes_only_the_kinds_named_and_the_config_rejects_others():
+    src, tgt = read_en_ja(60)
+    every = synthesize(src, tgt, seed=3)
+    named = synthesize(src, tgt, seed=3, kinds=list(NOISE_KINDS))
+    assert every[:2] == named[:2] and np.array_equal(every[2], named[2])
+    noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed=3, kinds=["copied_source", "swapped_sides"])
+    assert np.bincount(kinds).tolist() == [0, 0, 0, 30] + [0] * 6 + [30]
+    assert all((ns, nt) in ((s, s), (t, s)) for s, t, ns, nt in zip(src, tgt, noisy_src, noisy_tgt))
+    assert load(FilterConfig, None, {"learn.noise_kinds": ["joined"]}).learn.noise_kinds == ["joined"]
+    for bad, message in ((["joined", "shuffled"], "unknown kind 'shuffled'"), ([], "no kind")):
+        with pytest.raises(KcoocError, match=f"learn.noise_kinds: {message}; the kinds are misaligned, "):
+            load(FilterConfig, None, {"learn.noise_kinds": bad})
+
+
 def test_token_sequences_equal_a_per_sentence_reference():
     src, tgt = excerpt(100)
     ids, indptr = token_sequences(src + tgt, 4096)

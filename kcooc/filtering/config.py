@@ -116,6 +116,20 @@ class LearnConfig:
                                   Range(1, 1 << 24))
     word_buckets: int = option(1 << 19, "hashed words, and hashed word bigrams, per side in the word fluency model",
                                Range(2, 1 << 24))
+    noise_kinds: Union[list[str], None] = option(
+        None, "the kinds of synthetic training noise made, in turn (names of NOISE_KINDS in kcooc/filtering/noise.py, "
+        "whose docstring describes each; an evaluation leaves a family out to see how the score does on noise it "
+        "never saw); null = every kind")
+
+    def validate(self) -> None:
+        if self.noise_kinds is not None:
+            from .noise import NOISE_KINDS
+
+            unknown = [kind for kind in self.noise_kinds if kind not in NOISE_KINDS]
+            if unknown or not self.noise_kinds:
+                problem = f"unknown kind {unknown[0]!r}" if unknown else "no kind"
+                raise InputError(f"learn.noise_kinds: {problem}; the kinds are {', '.join(NOISE_KINDS)} "
+                                 "(null = every kind)")
 
 
 @dataclasses.dataclass

@@ -36,6 +36,8 @@ A *unit* is a whitespace-separated word, or a character on a side written withou
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..hashing import mix64
@@ -147,12 +149,15 @@ def similar_partners(src: list[str], tgt: list[str], fallback: np.ndarray, seed:
     return np.where(bad, fallback, partner)
 
 
-def synthesize(src: list[str], tgt: list[str], seed: int) -> tuple[list[str], list[str], np.ndarray]:
-    """One noisy pair per clean pair: (sources, targets, kind index into NOISE_KINDS)."""
+def synthesize(src: list[str], tgt: list[str], seed: int,
+               kinds: Sequence[str] | None = None) -> tuple[list[str], list[str], np.ndarray]:
+    """One noisy pair per clean pair: (sources, targets, kind index into NOISE_KINDS). Only the
+    ``kinds`` named (NOISE_KINDS names, in turn; None = every kind) are made."""
     rng = np.random.default_rng(seed)
     n = len(src)
+    made = np.array([NOISE_KINDS.index(kind) for kind in kinds] if kinds else range(len(NOISE_KINDS)))
     kinds = np.empty(n, dtype=np.int64)
-    kinds[rng.permutation(n)] = np.arange(n) % len(NOISE_KINDS)
+    kinds[rng.permutation(n)] = made[np.arange(n) % made.size]
     order = rng.permutation(n)
     partner = np.empty(n, dtype=np.int64)
     partner[order] = np.roll(order, -1)  # a derangement: no pair gets its own target (for n > 1)

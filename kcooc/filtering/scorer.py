@@ -29,6 +29,7 @@ typicality term).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Callable
 
 import numpy as np
@@ -357,7 +358,8 @@ class LearnedScorer:
 def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
           validation: float, regularization: float, seed: int, language_prior: float = 0.9,
           fit: Callable[[list[str], list[str]], None] | None = None, doubtful_share: float = 0.0,
-          detectors: bool = False, source_language_prior: float | None = None, **options) -> tuple[PairClassifier, dict]:
+          detectors: bool = False, source_language_prior: float | None = None,
+          noise_kinds: Sequence[str] | None = None, **options) -> tuple[PairClassifier, dict]:
     """Fit a :class:`PairClassifier` on the clean ``(src, tgt)`` against their synthetic noise.
 
     ``features(src, tgt)`` returns the feature rows; ``fit``, if given, is first called with every
@@ -368,20 +370,22 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     clean training pairs that the first fit scored lowest (the sample is the corpus's own pairs,
     noise included), and its language gate is calibrated without the share that the first fit
     scored lowest *without the gate* (gate.py says why). With ``detectors``, one detector per family of
-    noise (noise.NOISE_FAMILIES) against clean instead of one clean-vs-all fit; ``options``: the other
+    noise (noise.NOISE_FAMILIES) against clean instead of one clean-vs-all fit. ``noise_kinds``
+    (NOISE_KINDS names; None = every kind) are the only synthetic kinds made; ``options``: the other
     parameters of :class:`PairClassifier`. Returns the classifier and its held-out report.
     """
     unique = list(dict.fromkeys(zip(src, tgt)))  # a pair repeated in the corpus is one example, held out or not
     if len(unique) < 10:
         raise InputError(f"too few distinct pairs pass the rules to learn a score from: {len(unique)} (need 10)")
     src, tgt = [s for s, _ in unique], [t for _, t in unique]
-    noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed)
+    noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed, noise_kinds)
     if fit is not None:
         fit(src + noisy_src, tgt + noisy_tgt)
     F = features(src + noisy_src, tgt + noisy_tgt)
     clean = np.repeat([True, False], len(src))
-    families = list(dict.fromkeys(NOISE_FAMILIES.values())) if detectors else ["noise"]
-    family = np.array([families.index(NOISE_FAMILIES[kind]) if detectors else 0 for kind in NOISE_KINDS]) + 1
+    families = list(dict.fromkeys(NOISE_FAMILIES[kind] for kind in noise_kinds or NOISE_KINDS)) if detectors else ["noise"]
+    family = np.array([families.index(NOISE_FAMILIES[kind]) if NOISE_FAMILIES[kind] in families else 0
+                       for kind in NOISE_KINDS]) + 1
     labels = np.concatenate([np.zeros(len(src), dtype=np.int64), family[kinds]])
     held = np.tile(np.random.default_rng(seed + 1).random(len(src)) < validation, 2)
     from ..metrics import roc_auc

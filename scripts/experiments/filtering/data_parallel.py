@@ -140,6 +140,18 @@ def clean(text: str) -> str:
     return re.sub(r"\s+", " ", unicodedata.normalize("NFC", text)).strip()
 
 
+def unique_rows(pairs: list[tuple[str, str, str]]) -> list[str]:
+    """``en <TAB> translation <TAB> source`` lines of the distinct (en, translation) pairs, whitespace-normalised,
+    first occurrence first (pairs with an empty side left out)."""
+    seen, rows = set(), []
+    for en, xx, source in pairs:
+        en, xx = clean(en), clean(xx)
+        if en and xx and (en, xx) not in seen:
+            seen.add((en, xx))
+            rows.append(f"{en}\t{xx}\t{source}\n")
+    return rows
+
+
 def train_fasttext(sentences: list[str], split_cjk: bool, output: str) -> None:
     import fasttext
 
@@ -165,12 +177,7 @@ def main() -> None:
         pairs = description_pairs(lists, code)
         for source, package, pattern in catalogues:
             pairs += catalogue_pairs(args.cache, source, package, pattern)
-        seen, rows = set(), []
-        for en, xx, source in pairs:
-            en, xx = clean(en), clean(xx)
-            if en and xx and (en, xx) not in seen:
-                seen.add((en, xx))
-                rows.append(f"{en}\t{xx}\t{source}\n")
+        rows = unique_rows(pairs)
         with open(os.path.join(args.out, f"en-{lang}.tsv"), "w", encoding="utf-8") as f:
             f.writelines(rows)
         counts = {s: sum(r.endswith(f"\t{s}\n") for r in rows) for s in sorted({p[2] for p in pairs})}

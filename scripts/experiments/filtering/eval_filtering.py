@@ -1,9 +1,12 @@
 """Labelled filtering benchmark: how well do kcooc and its peers find realistic noise in real corpora?
 
-For each language pair (en-ja, en-de, en-fr from ``scripts/data_parallel.py``) a fixed sample of
-real pairs (whole runs of neighbouring segments, at most ``--per-source`` per source so package
-descriptions and UI or compiler messages weigh the same) gets ``--rate`` of its pairs replaced by
-noise of seven kinds, made from real material of the same corpus wherever possible (``KINDS``):
+Two parts, one page (``docs/results-filtering.md``) and one JSON file of every number (``--json``):
+
+*In distribution* (``--pairs``): en-ja, en-de, en-fr from ``data_parallel.py``, the corpora the
+learned score was developed on. A fixed sample of real pairs (whole runs of neighbouring segments,
+at most ``--per-source`` per source so package descriptions and UI or compiler messages weigh the
+same) gets ``--rate`` of its pairs replaced by noise of seven kinds, made from real material of the
+same corpus wherever possible (``KINDS``):
 
 * ``neighbour``: the target of a neighbouring segment of the same description or catalogue (a
   near-miss: same package or alphabetically adjacent message, not a random shuffle);
@@ -20,17 +23,32 @@ noise of seven kinds, made from real material of the same corpus wherever possib
 * ``numbers``: a number of the target changed, or a printf-style placeholder dropped (the only
   kind made by editing a string).
 
+These kinds come from the same ideas as the learned score's training noise, so that part measures
+the score in distribution. *Out of distribution* (``--ood``, ``OOD_SETS``): corpora of other
+sources and languages (``data_parallel_ood.py``: program catalogues of command-line tools and
+desktop applications in en-de/fr/ja, and en-ru, en-ko, en-pl with package descriptions too), with
+the seven kinds above and the seven of ``ood_noise.OOD_KINDS`` (misordered words, mojibake, lost
+spaces, HTML residue, repeated text, a length-matched segment of another source, romanised text),
+which neither the training noise nor ``KINDS`` makes. On every test set the learned score is also
+trained *leaving one family out*: for each family of training noise (``noise.NOISE_FAMILIES``) a
+run without its kinds (config ``learn.noise_kinds``); each kind's leave-one-family-out AUC is the
+one of the run without its closest family (``CLOSEST_FAMILY``), and the headline is the worst kind.
+
 Every scorer ranks every pair of the same noisy file with hard rules off; we report ROC-AUC (clean
 above noise), overall and per kind, and precision = recall of the lowest-scored ``rate`` share
-taken as the noise. Pipeline rows (hard rules on, then the score; OpusFilter's own filter run)
-report the precision and recall of what they drop. kcooc rows run the real ``kcooc filter-parallel``
-command; OpusFilter runs from its own virtualenv (``--opusfilter-venv``) exactly as its users run
-it: ``opusfilter-autogen`` (its default clustering method, its default filters with language ID),
-then ``opusfilter`` on the generated config; its ranking is the probability of its own
-``train_classifier``/``classify`` steps on its ``score`` output.
+taken as the noise; a kcooc cell that a peer beats is marked. Pipeline rows (in distribution: hard
+rules on, then the score; OpusFilter's own filter run) report the precision and recall of what they
+drop. kcooc rows run the real ``kcooc filter-parallel`` command; OpusFilter runs from its own
+virtualenv (``--opusfilter-venv``) exactly as its users run it: ``opusfilter-autogen`` (its default
+clustering method, its default filters with language ID), then ``opusfilter`` on the generated
+config; its ranking is the probability of its own ``train_classifier``/``classify`` steps on its
+``score`` output. bicleaner-hardrules runs from its own virtualenv (``--bicleaner-venv``) with its
+default rules except those that download models at run time (language ID, language model, porn
+removal); its ranking is minus the number of its rules a pair fails.
 
-    python scripts/eval_filtering.py --data data/parallel --opusfilter-venv data/venv-opusfilter \
-        --out docs/results-filtering.md
+    python -m scripts.experiments.filtering.eval_filtering --data data/parallel \
+        --opusfilter-venv data/venv-opusfilter --bicleaner-venv data/venv-bicleaner \
+        --out docs/results-filtering.md --json docs/results-filtering.json
 """
 
 from __future__ import annotations
@@ -51,11 +69,28 @@ import yaml
 from sklearn.metrics import roc_auc_score
 
 from kcooc.encoders import tokenize
+from kcooc.filtering.noise import NOISE_FAMILIES, NOISE_KINDS
+from scripts.experiments.filtering.ood_noise import OOD_KINDS, ood_candidates
 from scripts.reports import write_report
 
 KINDS = ["neighbour", "wrong_language", "source_language", "partial", "joined", "boilerplate", "numbers"]
 # target language -> (script-rule language, language of the wrong-language material, OpusFilter script)
 PAIRS = {"ja": ("japanese", "zh", None), "de": ("latin", "fr", "Latin"), "fr": ("latin", "de", "Latin")}
+# out-of-distribution test sets: name -> (target language, corpus files, files of wrong-language material, OpusFilter script)
+OOD_SETS = {
+    "ru": ("ru", ["descriptions-en-ru.tsv", "programs-en-ru.tsv"], ["descriptions-en-uk.tsv", "programs-en-uk.tsv"], "Cyrillic"),
+    "ko": ("ko", ["descriptions-en-ko.tsv", "programs-en-ko.tsv"], ["en-zh.tsv", "programs-en-zh.tsv"], "Hangul"),
+    "pl": ("pl", ["descriptions-en-pl.tsv", "programs-en-pl.tsv"], ["descriptions-en-cs.tsv", "programs-en-cs.tsv"], "Latin"),
+    "de-programs": ("de", ["programs-en-de.tsv"], ["programs-en-nl.tsv"], "Latin"),
+    "fr-programs": ("fr", ["programs-en-fr.tsv"], ["programs-en-it.tsv"], "Latin"),
+    "ja-programs": ("ja", ["programs-en-ja.tsv"], ["programs-en-zh.tsv"], None),
+}
+# evaluation kind -> the family of training noise (noise.NOISE_FAMILIES) closest to it: left out of training for its
+# leave-one-family-out AUC
+CLOSEST_FAMILY = {"neighbour": "misaligned", "wrong_language": "untranslated", "source_language": "untranslated",
+                  "partial": "length", "joined": "length", "boilerplate": "misaligned", "numbers": "numbers",
+                  "misordered": "length", "mojibake": "untranslated", "spacing": "length", "markup": "numbers",
+                  "repeated": "length", "length_matched": "misaligned", "romanised": "untranslated"}
 RULES_OFF = {"empty_side": False, "identical_sides": False, "max_chars": None, "max_length_ratio": None,
              "control_chars": False, "dedup": False, "min_script_ratio": 0.0}  # script rule off even when languages are declared
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(«A-ZÀ-Ý0-9])|(?<=[。！？])")
@@ -74,6 +109,15 @@ def read_corpus(path: str) -> tuple[list[str], list[str], list[str]]:
     rows = [line.rstrip("\n").split("\t") for line in open(path, encoding="utf-8")]
     rows = [r for r in rows if r[0].strip() != r[1].strip()]
     return [r[0] for r in rows], [r[1] for r in rows], [r[2] if len(r) > 2 else "-" for r in rows]
+
+
+def read_files(data: str, files: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """``read_corpus`` of each file of ``data`` in turn, concatenated."""
+    columns = ([], [], [])
+    for name in files:
+        for column, values in zip(columns, read_corpus(os.path.join(data, name))):
+            column.extend(values)
+    return columns
 
 
 def sample_runs(source: list[str], per_source: int, seed: int, run: int = 100) -> np.ndarray:
@@ -145,12 +189,14 @@ def boilerplate(material: list[str], rng: random.Random) -> str:
 
 
 def inject_noise(src: list[str], tgt: list[str], source: list[str], other: dict[str, str], rate: float,
-                 seed: int, joiner: str = " ") -> tuple[list[str], list[str], np.ndarray]:
-    """Replace ``rate`` of the pairs by noise, equal shares of ``KINDS`` (a kind short of eligible pairs
-    leaves its share to the others); returns the new sides and each pair's kind index (-1 = clean).
+                 seed: int, joiner: str = " ", extra: dict[str, list] | None = None) -> tuple[list[str], list[str], np.ndarray]:
+    """Replace ``rate`` of the pairs by noise, equal shares of ``KINDS`` and the kinds of ``extra`` (a kind
+    short of eligible pairs leaves its share to the others); returns the new sides and each pair's kind
+    index into ``KINDS + list(extra)`` (-1 = clean).
 
-    ``other`` maps an English segment to its real translation into another language. Pair i's noise
-    is drawn from its own seeded generator, so it does not depend on which other pairs are noisy."""
+    ``other`` maps an English segment to its real translation into another language; ``extra`` maps
+    more kinds to each pair's noisy version (None where the kind cannot apply). Pair i's noise is drawn
+    from its own seeded generator, so it does not depend on which other pairs are noisy."""
     n = len(src)
     near = neighbours(src, tgt, source)
     material = harvest_boilerplate(src + tgt)
@@ -170,11 +216,12 @@ def inject_noise(src: list[str], tgt: list[str], source: list[str], other: dict[
         }
         for k, name in enumerate(KINDS):
             candidates[k][i] = options[name]
+    candidates += list((extra or {}).values())
     order = np.random.default_rng(seed).permutation(n)
     kind, remaining = np.full(n, -1), int(round(rate * n))
-    by_scarcity = sorted(range(len(KINDS)), key=lambda k: sum(c is not None for c in candidates[k]))
+    by_scarcity = sorted(range(len(candidates)), key=lambda k: sum(c is not None for c in candidates[k]))
     for done, k in enumerate(by_scarcity):
-        quota = remaining // (len(KINDS) - done)
+        quota = remaining // (len(candidates) - done)
         chosen = [i for i in order if kind[i] < 0 and candidates[k][i] is not None][:quota]
         kind[chosen] = k
         remaining -= len(chosen)
@@ -186,31 +233,32 @@ def inject_noise(src: list[str], tgt: list[str], source: list[str], other: dict[
 
 # ------------------------------------------------------------------------------------------ metrics
 
-def detection(scores: np.ndarray, kind: np.ndarray, rate: float) -> dict:
-    """ROC-AUC of clean above noise (overall and per kind), and P = R of the lowest ``rate`` share as noise.
-    nan scores (pairs a rule dropped) rank below every number."""
+def detection(scores: np.ndarray, kind: np.ndarray, rate: float, names: list[str]) -> dict:
+    """ROC-AUC of clean above noise (overall and per kind: ``names[k]`` for kind index k), and P = R of the
+    lowest ``rate`` share as noise. nan scores (pairs a rule dropped) rank below every number."""
     noise = kind >= 0
     scores = np.asarray(scores, dtype=np.float64)
     finite = scores[np.isfinite(scores)]
     scores = np.nan_to_num(scores, nan=(finite.min() if finite.size else 0.0) - 1.0)  # finite: roc_auc_score refuses inf
     flagged = np.zeros(len(scores), dtype=bool)
     flagged[np.lexsort((np.arange(len(scores)), scores))[: int(round(rate * len(scores)))]] = True
-    return {**aucs(scores, kind), "precision": float((flagged & noise).sum() / max(flagged.sum(), 1)),
+    return {**aucs(scores, kind, names), "precision": float((flagged & noise).sum() / max(flagged.sum(), 1)),
             "recall": float((flagged & noise).sum() / max(noise.sum(), 1))}
 
 
-def aucs(scores: np.ndarray, kind: np.ndarray) -> dict:
+def aucs(scores: np.ndarray, kind: np.ndarray, names: list[str]) -> dict:
     clean = scores[kind < 0]
 
     def auc(bad):
         return roc_auc_score(np.r_[np.ones(clean.size), np.zeros(bad.size)], np.r_[clean, bad]) if bad.size else float("nan")
-    return {"auc": auc(scores[kind >= 0]), **{name: auc(scores[kind == k]) for k, name in enumerate(KINDS)}}
+    return {"auc": auc(scores[kind >= 0]), **{name: auc(scores[kind == k]) for k, name in enumerate(names)}}
 
 
-def dropping(dropped: np.ndarray, kind: np.ndarray) -> dict:
+def dropping(dropped: np.ndarray, kind: np.ndarray, names: list[str]) -> dict:
     """A keep/drop decision as a two-level score: its AUC, and precision / recall of the dropped pairs."""
     noise = kind >= 0
-    return {**aucs(np.where(dropped, 0.0, 1.0), kind), "precision": float((dropped & noise).sum() / max(dropped.sum(), 1)),
+    return {**aucs(np.where(dropped, 0.0, 1.0), kind, names),
+            "precision": float((dropped & noise).sum() / max(dropped.sum(), 1)),
             "recall": float((dropped & noise).sum() / max(noise.sum(), 1))}
 
 
@@ -330,6 +378,25 @@ def opus_directions(binary: str, names: list[str]) -> dict[str, str]:
     return {name: OPUS_DIRECTIONS[d] for name, d in json.loads(result.stdout).items() if d in OPUS_DIRECTIONS}
 
 
+def bicleaner_scores(src: list[str], tgt: list[str], lang: str, workdir: str, venv: str) -> np.ndarray:
+    """bicleaner-hardrules as its users run it, every rule tested (``-A``), without the rules that download
+    models at run time (language ID, language model, porn removal): minus the number of rules a pair fails
+    (0 = kept; its keep/drop decision is 0 against the rest)."""
+    workdir, venv = os.path.abspath(workdir), os.path.abspath(venv)
+    os.makedirs(workdir, exist_ok=True)
+    pairs, tagged = os.path.join(workdir, "pairs.tsv"), os.path.join(workdir, "annotated.tsv")
+    with open(pairs, "w", encoding="utf-8") as f:
+        f.writelines(f"{s}\t{t}\n" for s, t in zip(src, tgt))
+    subprocess.run([os.path.join(venv, "bin", "bicleaner-hardrules"), pairs, tagged, "-s", "en", "-t", lang, "-p", "1",
+                    "--disable_lang_ident", "--disable_lm_filter", "--disable_porn_removal", "--annotated_output", "-A", "-q"],
+                   check=True, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(tagged, encoding="utf-8") as f:
+        tags = [line.rstrip("\n").rsplit("\t", 1)[-1] for line in f]
+    if len(tags) != len(src):
+        raise RuntimeError(f"bicleaner-hardrules wrote {len(tags)} lines for {len(src)} pairs")
+    return -np.array([0 if tag == "keep" else tag.count("+") + 1 for tag in tags], dtype=np.float64)
+
+
 def read_lines(path: str) -> list[str]:
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8") as f:
@@ -349,99 +416,141 @@ def kept_mask(src: list[str], tgt: list[str], kept_src: list[str], kept_tgt: lis
 
 # ------------------------------------------------------------------------------------------- driver
 
-def evaluate_pair(lang: str, args) -> dict:
-    rule_language, other_lang, script = PAIRS[lang]
-    src, tgt, source = read_corpus(os.path.join(args.data, f"en-{lang}.tsv"))
-    rows = sample_runs(source, args.per_source, args.seed)
-    src, tgt, source = [src[i] for i in rows], [tgt[i] for i in rows], [source[i] for i in rows]
-    other_path = os.path.join(args.data, f"en-{other_lang}.tsv")
+def corpus_spec(name: str, in_distribution: bool) -> tuple[str, list[str], list[str], str | None]:
+    """(target language, corpus files, files of wrong-language material, OpusFilter script) of a test set."""
+    if in_distribution:
+        other, script = PAIRS[name][1:]
+        return name, [f"en-{name}.tsv"], [f"en-{other}.tsv"], script
+    return OOD_SETS[name]
+
+
+def title(name: str) -> str:
+    """'ja' -> 'en-ja', 'de-programs' -> 'en-de programs'."""
+    return "en-" + name.replace("-", " ")
+
+
+def evaluate(name: str, in_distribution: bool, args) -> dict:
+    lang, files, other_files, script = corpus_spec(name, in_distribution)
+    missing = [f for f in files if not os.path.exists(os.path.join(args.data, f))]
+    if missing:
+        raise SystemExit(f"{', '.join(missing)} not in {args.data}: build them with make data-parallel data-parallel-ood")
+    src, tgt, source = read_files(args.data, files)
+    group = [s.split("/")[0] for s in source]  # cli/coreutils -> cli: the sample weighs each group the same
+    per_group = args.per_source if in_distribution else args.ood_pairs // len(set(group))
+    rows = sample_runs(group, per_group, args.seed)
+    src, tgt, source, group = ([column[i] for i in rows] for column in (src, tgt, source, group))
     other = {}
-    if os.path.exists(other_path):
-        for e, x, _ in zip(*read_corpus(other_path)):
-            other.setdefault(e, x)
-    src, tgt, kind = inject_noise(src, tgt, source, other, args.rate, args.seed, joiner="" if lang == "ja" else " ")
-    workdir = os.path.join(args.workdir, f"en-{lang}")
+    for e, x, _ in zip(*read_files(args.data, [f for f in other_files if os.path.exists(os.path.join(args.data, f))])):
+        other.setdefault(e, x)
+    extra = None if in_distribution else ood_candidates(src, tgt, group, args.seed)
+    names = KINDS + list(extra or {})
+    src, tgt, kind = inject_noise(src, tgt, source, other, args.rate, args.seed, "" if lang == "ja" else " ", extra)
+    workdir = os.path.join(args.workdir, f"en-{name}")
     os.makedirs(workdir, exist_ok=True)
     corpus = os.path.join(workdir, "noisy.tsv")
     with open(corpus, "w", encoding="utf-8") as f:
         f.writelines(f"{s}\t{t}\n" for s, t in zip(src, tgt))
     with open(os.path.join(workdir, "labels.txt"), "w", encoding="utf-8") as f:
-        f.writelines(f"{KINDS[k] if k >= 0 else 'clean'}\n" for k in kind)
+        f.writelines(f"{names[k] if k >= 0 else 'clean'}\n" for k in kind)
 
     hashing = {"name": "hashing", "n_features": 1024, "word_ngrams": 2}
     y_hashing = {"name": "hashing", "n_features": 1024, "word_ngrams": 0, "char_ngrams": [1, 2]} if lang == "ja" else hashing
     phsic = {"encoder": hashing, "y_encoder": y_hashing, "kernel": {"name": "cos"}}
-    rules_on = {"max_length_ratio": 8.0 if lang == "ja" else 3.0, "src_language": "english", "tgt_language": rule_language}
     learned = kcooc_has("--scorer")
     phsic_options = ["--scorer", "phsic"] if learned else []
     languages = ["--src-lang", "en", "--tgt-lang", lang]
-    results, pipelines = {}, {}
+    results, pipelines, lofo = {}, {}, {}
+    evaluation = {"title": title(name), "in_distribution": in_distribution, "lang": lang, "n": len(src), "kind": kind,
+                  "names": names, "results": results, "pipelines": pipelines, "lofo": lofo,
+                  "sources": {g: group.count(g) for g in sorted(set(group))}, "learned": learned, "opus": None}
 
-    def timed(name, function):
+    def timed(label, function):
         start = time.perf_counter()
         scores = function()
-        results[name] = {**detection(scores, kind, args.rate), "seconds": time.perf_counter() - start}
-        print(f"en-{lang}", name, {k: round(v, 3) for k, v in results[name].items()}, file=sys.stderr)
+        results[label] = {**detection(scores, kind, args.rate, names), "seconds": time.perf_counter() - start}
+        print(title(name), label, {k: round(v, 3) for k, v in results[label].items()}, file=sys.stderr)
+
+    def learned_mean(label: str, config: dict) -> dict:
+        """The learned score's detection, the mean over ``--train-seeds`` training seeds in a development run."""
+        seeds = [["--seed", str(seed)] for seed in range(args.train_seeds)] if args.learned_only else [[]]
+        runs = []
+        for seed in seeds:
+            scores, _, seconds = run_kcooc(corpus, workdir, label, config, languages + seed)
+            runs.append({**detection(scores, kind, args.rate, names), "seconds": seconds})
+        mean = {key: float(np.mean([r[key] for r in runs])) for key in runs[0]}
+        print(title(name), label, {k: round(v, 3) for k, v in mean.items()}, file=sys.stderr)
+        return {**mean, "auc_sd": float(np.std([r["auc"] for r in runs]))}
 
     if not args.learned_only:
         timed("length ratio (chars)", lambda: length_ratio_scores(src, tgt))
-        scores, _, seconds = run_kcooc(corpus, workdir, "phsic", {**phsic, "rules": RULES_OFF}, phsic_options)
-        results["kcooc pure PHSIC (hashing, cos)"] = {**detection(scores, kind, args.rate), "seconds": seconds}
-    if learned and args.learned_only:  # a development run: the mean over the scorer's own training seeds
-        runs = []
-        for seed in range(args.train_seeds):
-            scores, _, seconds = run_kcooc(corpus, workdir, "learned", {"rules": RULES_OFF}, languages + ["--seed", str(seed)])
-            runs.append({**detection(scores, kind, args.rate), "seconds": seconds})
-        results["kcooc learned (default)"] = {key: float(np.mean([r[key] for r in runs])) for key in runs[0]}
-        results["kcooc learned (default)"]["auc_sd"] = float(np.std([r["auc"] for r in runs]))
-    elif learned:
-        scores, _, seconds = run_kcooc(corpus, workdir, "learned", {"rules": RULES_OFF}, languages)
-        results["kcooc learned (default)"] = {**detection(scores, kind, args.rate), "seconds": seconds}
+        if in_distribution:
+            scores, _, seconds = run_kcooc(corpus, workdir, "phsic", {**phsic, "rules": RULES_OFF}, phsic_options)
+            results["kcooc pure PHSIC (hashing, cos)"] = {**detection(scores, kind, args.rate, names), "seconds": seconds}
+    if learned:
+        results["kcooc learned (default)"] = learned_mean("learned", {"rules": RULES_OFF})
+        for family in dict.fromkeys(NOISE_FAMILIES.values()):
+            trained = [k for k in NOISE_KINDS if NOISE_FAMILIES[k] != family]
+            lofo[family] = learned_mean(f"learned-without-{family}", {"rules": RULES_OFF, "learn": {"noise_kinds": trained}})
     if args.learned_only:
-        return {"n": len(src), "kind": kind, "results": results}
-    if lang == "ja" and all(os.path.exists(os.path.join(args.fasttext, f"{x}-100.bin")) for x in ("en", "ja")):
+        return evaluation
+    if in_distribution and lang == "ja" and all(os.path.exists(os.path.join(args.fasttext, f"{x}-100.bin")) for x in ("en", "ja")):
         fasttext = {"encoder": {"name": "fasttext", "model": os.path.join(args.fasttext, "en-100.bin")},
                     "y_encoder": {"name": "fasttext", "model": os.path.join(args.fasttext, "ja-100.bin"), "split_cjk": True},
                     "kernel": {"name": "rbf", "rank": 100, "normalize": True}, "rules": RULES_OFF}
         scores, _, seconds = run_kcooc(corpus, workdir, "paper", fasttext, phsic_options)
-        results["kcooc pure PHSIC (fastText, RBF-ICD d=100: the paper's)"] = {**detection(scores, kind, args.rate),
-                                                                             "seconds": seconds}
+        results["kcooc pure PHSIC (fastText, RBF-ICD d=100: the paper's)"] = {
+            **detection(scores, kind, args.rate, names), "seconds": seconds}
     timed("eflomal alignment cost (fwd+rev)/2", lambda: eflomal_scores(src, tgt))
     opus = None
     if args.opusfilter_venv:
         opus = opusfilter_run(src, tgt, lang, script, os.path.join(workdir, "opusfilter"), args.opusfilter_venv)
-        results["OpusFilter classifier probability"] = {**detection(opus["scores"], kind, args.rate),
+        results["OpusFilter classifier probability"] = {**detection(opus["scores"], kind, args.rate, names),
                                                         "seconds": opus["score_seconds"]}
-
-    # Pipelines: what a user gets from the command as shipped (rule drops rank below every score).
-    scores, ruled, seconds = run_kcooc(corpus, workdir, "phsic-rules", {**phsic, "rules": rules_on}, phsic_options)
-    pipelines["kcooc rules + pure PHSIC"] = {**detection(scores, kind, args.rate), "seconds": seconds,
-                                             "rules": dropping(ruled, kind)}
-    if learned:
-        scores, ruled, seconds = run_kcooc(corpus, workdir, "learned-rules", None, languages)
-        pipelines["kcooc rules + learned (no config)"] = {**detection(scores, kind, args.rate), "seconds": seconds,
-                                                          "rules": dropping(ruled, kind)}
-    if opus is not None:
-        pipelines["OpusFilter autogen filters (keep/drop)"] = {**dropping(~opus["kept"], kind), "seconds": opus["filter_seconds"]}
-    return {"n": len(src), "kind": kind, "results": results, "pipelines": pipelines, "opus": opus,
-            "sources": {s: source.count(s) for s in sorted(set(source))}, "learned": learned}
+        results["OpusFilter autogen filters (keep/drop)"] = {**detection(opus["kept"].astype(float), kind, args.rate, names),
+                                                             "seconds": opus["filter_seconds"]}
+        evaluation["opus"] = {k: v for k, v in opus.items() if k not in ("scores", "kept")}
+    if args.bicleaner_venv:
+        timed("bicleaner-hardrules (rules failed)",
+              lambda: bicleaner_scores(src, tgt, lang, os.path.join(workdir, "bicleaner"), args.bicleaner_venv))
+    if in_distribution:  # pipelines: what a user gets from the command as shipped (rule drops rank below every score)
+        rules_on = {"max_length_ratio": 8.0 if lang == "ja" else 3.0, "src_language": "english",
+                    "tgt_language": PAIRS[name][0]}
+        scores, ruled, seconds = run_kcooc(corpus, workdir, "phsic-rules", {**phsic, "rules": rules_on}, phsic_options)
+        pipelines["kcooc rules + pure PHSIC"] = {**detection(scores, kind, args.rate, names), "seconds": seconds,
+                                                 "rules": dropping(ruled, kind, names)}
+        if learned:
+            scores, ruled, seconds = run_kcooc(corpus, workdir, "learned-rules", None, languages)
+            pipelines["kcooc rules + learned (no config)"] = {**detection(scores, kind, args.rate, names), "seconds": seconds,
+                                                              "rules": dropping(ruled, kind, names)}
+        if opus is not None:
+            pipelines["OpusFilter autogen filters (keep/drop)"] = {**dropping(~opus["kept"], kind, names),
+                                                                   "seconds": opus["filter_seconds"]}
+    return evaluation
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default="data/parallel", help="directory with en-ja.tsv, en-de.tsv, en-fr.tsv, en-zh.tsv")
-    parser.add_argument("--pairs", default="ja,de,fr", help="target languages to evaluate")
+    parser.add_argument("--data", default="data/parallel", help="directory with the corpora of data_parallel.py and "
+                        "data_parallel_ood.py")
+    parser.add_argument("--pairs", default="ja,de,fr", help="in-distribution target languages to evaluate ('' for none)")
+    parser.add_argument("--ood", default=",".join(OOD_SETS), help="out-of-distribution test sets to evaluate ('' for none)")
     parser.add_argument("--fasttext", default="data/fasttext", help="en-100.bin and ja-100.bin for the paper's row")
-    parser.add_argument("--opusfilter-venv", default=None, help="virtualenv with opusfilter installed (row skipped if unset)")
-    parser.add_argument("--per-source", type=int, default=4000, help="pairs sampled per source and language pair")
+    parser.add_argument("--opusfilter-venv", default=None, help="virtualenv with opusfilter installed (rows skipped if unset)")
+    parser.add_argument("--bicleaner-venv", default=None, help="virtualenv with bicleaner-hardrules installed (row skipped "
+                        "if unset)")
+    parser.add_argument("--per-source", type=int, default=4000, help="pairs sampled per source of an in-distribution pair")
+    parser.add_argument("--ood-pairs", type=int, default=6000, help="pairs sampled per out-of-distribution test set "
+                        "(the same number from each of its source groups)")
     parser.add_argument("--rate", type=float, default=0.2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", default="runs/filter-eval")
     parser.add_argument("--out", default="docs/results-filtering.md")
+    parser.add_argument("--json", default=None, help="also write every number of the page here (JSON, to diff runs)")
     parser.add_argument("--report-only", action="store_true",
-                        help="rewrite --out from the numbers the last run saved in --workdir (after editing the notes)")
+                        help="rewrite --out (and --json) from the numbers the last run saved in --workdir (after editing the notes)")
     parser.add_argument("--learned-only", action="store_true",
-                        help="development runs: score with the learned row alone and print it (no other rows, no --out)")
+                        help="development runs: score with the learned rows alone (default and leave-one-family-out) "
+                             "and print them (no other rows, no --out)")
     parser.add_argument("--train-seeds", type=int, default=1,
                         help="with --learned-only: train the learned scorer with --seed 0..N-1 and print the mean "
                              "(its synthetic noise is random: one seed's AUC moves by about +-.005)")
@@ -452,85 +561,238 @@ def main() -> None:
             state = json.load(f)
         for e in state["evaluations"].values():
             e["kind"] = np.array(e["kind"])
-        vars(args).update({k: v for k, v in state["args"].items() if k not in ("out", "workdir")})
+        vars(args).update({k: v for k, v in state["args"].items() if k not in ("out", "workdir", "json")})
         write_results(args, state["evaluations"], state["seconds"])
         return
     start = time.perf_counter()
-    evaluations = {lang: evaluate_pair(lang, args) for lang in args.pairs.split(",")}
+    evaluations = {name: evaluate(name, True, args) for name in filter(None, args.pairs.split(","))}
+    evaluations.update({name: evaluate(name, False, args) for name in filter(None, args.ood.split(","))})
     seconds = time.perf_counter() - start
     if args.learned_only:
         print_learned(evaluations, seconds)
         return
     with open(saved, "w", encoding="utf-8") as f:
         json.dump({"args": {k: v for k, v in vars(args).items() if k != "report_only"}, "seconds": seconds,
-                   "evaluations": {lang: {**e, "kind": e["kind"].tolist(), "opus": e["opus"] and {
-                       k: v for k, v in e["opus"].items() if k not in ("scores", "kept")}}
-                       for lang, e in evaluations.items()}}, f)
+                   "evaluations": {name: {**e, "kind": e["kind"].tolist()} for name, e in evaluations.items()}}, f)
     write_results(args, evaluations, seconds)
 
 
+LEARNED = "kcooc learned (default)"
+LOFO = "kcooc learned, closest family left out"
+
+
+def lofo_cells(e: dict) -> dict:
+    """Each kind's AUC from the learned run trained without its closest family (CLOSEST_FAMILY)."""
+    return {kind: e["lofo"][CLOSEST_FAMILY[kind]][kind] for kind in e["names"] if CLOSEST_FAMILY[kind] in e["lofo"]}
+
+
 def print_learned(evaluations: dict, seconds: float) -> None:
-    """The learned row of each pair and the mean overall AUC (a development run; nothing written)."""
-    rows = {lang: e["results"]["kcooc learned (default)"] for lang, e in evaluations.items()}
-    print("| pair | AUC | P = R | " + " | ".join(KINDS) + " |")
-    for lang, r in rows.items():
-        print(f"| en-{lang} | {fmt(r['auc'])} | {fmt(r['precision'])} | " + " | ".join(fmt(r[k]) for k in KINDS) + " |")
-    print(f"mean AUC {np.mean([r['auc'] for r in rows.values()]):.3f}; sd over training seeds "
-          + " / ".join(f"{r['auc_sd']:.3f}" for r in rows.values()) + f" ({seconds / 60:.1f} min)")
+    """The learned rows of each test set and the mean overall AUC (a development run; nothing written)."""
+    for e in evaluations.values():
+        r, cells = e["results"][LEARNED], lofo_cells(e)
+        print(f"\n{e['title']}: AUC {fmt(r['auc'])} (sd over training seeds {r['auc_sd']:.3f}), P = R {fmt(r['precision'])}")
+        print("| row | " + " | ".join(e["names"]) + " |")
+        print("| default | " + " | ".join(fmt(r[k]) for k in e["names"]) + " |")
+        print("| family left out | " + " | ".join(fmt(cells.get(k, float("nan"))) for k in e["names"]) + " |")
+        print(f"worst kind: {worst(r, e['names'])}; left out: {worst(cells, e['names'])}")
+    print(f"\nmean AUC {np.mean([e['results'][LEARNED]['auc'] for e in evaluations.values()]):.3f} "
+          f"({seconds / 60:.1f} min)")
 
 
 def fmt(value: float) -> str:
     return "–" if value != value else f"{value:.3f}"
 
 
+def worst(row: dict, names: list[str]) -> str:
+    kinds = [k for k in names if row.get(k, float("nan")) == row.get(k, float("nan"))]
+    if not kinds:
+        return "–"
+    kind = min(kinds, key=lambda k: row[k])
+    return f"{kind} {fmt(row[kind])}"
+
+
+def is_kcooc(label: str) -> bool:
+    return label.startswith("kcooc")
+
+
+def peer_wins(rows: dict, names: list[str]) -> dict:
+    """(kcooc row, kind) -> (best peer, its value) where a peer row ranks that kind better (at the 3 decimals shown)."""
+    wins = {}
+    for label, row in rows.items():
+        if not is_kcooc(label):
+            continue
+        for kind in ["auc", *names]:
+            peers = [(round(r[kind], 3), peer) for peer, r in rows.items() if not is_kcooc(peer) and r.get(kind) == r.get(kind)
+                     and kind in r]
+            if peers and kind in row and row[kind] == row[kind] and max(peers)[0] > round(row[kind], 3):
+                wins[label, kind] = (max(peers)[1], max(peers)[0])
+    return wins
+
+
+def scorer_table(rows: dict, names: list[str], seconds: bool = True) -> list[str]:
+    """Rows (scorer -> metrics) as a table: the best value of each column bold, a kcooc cell a peer beats marked †."""
+    wins = peer_wins(rows, names)
+    columns = ["auc", "precision", *names]
+    best = {c: max((round(r[c], 3) for r in rows.values() if c in r and r[c] == r[c]), default=None) for c in columns}
+
+    def cell(label, row, column):
+        if column not in row:
+            return "–"
+        text = fmt(row[column])
+        if text != "–" and round(row[column], 3) == best[column]:
+            text = f"**{text}**"
+        return text + (" †" if (label, column) in wins else "")
+    lines = ["| scorer | AUC | P = R | " + " | ".join(names) + (" | seconds |" if seconds else " |"),
+             "|---|---|---|" + "---|" * len(names) + ("---|" if seconds else "")]
+    for label, row in rows.items():
+        lines.append(f"| {label} | " + " | ".join(cell(label, row, c) for c in columns)
+                     + (f" | {row['seconds']:.1f} |" if seconds and "seconds" in row else " | |" if seconds else " |"))
+    for label, trained in ((LEARNED, "The learned score"), (LOFO, "With the closest family left out, it")):
+        behind = [f"`{kind if kind != 'auc' else 'overall'}` ({peer} {value:.3f} against {rows[label][kind]:.3f})"
+                  for (row, kind), (peer, value) in wins.items() if row == label]
+        if behind:
+            lines += ["", f"{trained} is behind a peer (†) on " + "; ".join(behind) + "."]
+    return lines
+
+
+def with_lofo(e: dict) -> dict:
+    """The ranking rows with the learned score's leave-one-family-out row after its default row."""
+    rows = {}
+    for label, row in e["results"].items():
+        rows[label] = row
+        if label == LEARNED and e["lofo"]:
+            rows[LOFO] = lofo_cells(e)
+    return rows
+
+
+def headline(e: dict) -> dict:
+    """The numbers of a test set's headline row."""
+    r, rows = e["results"][LEARNED], with_lofo(e)
+    peers = {label: row["auc"] for label, row in e["results"].items() if not is_kcooc(label)}
+    wins = {kind for (label, kind) in peer_wins(rows, e["names"]) if label == LEARNED and kind != "auc"}
+    best_peer = max(peers, key=peers.get) if peers else None
+    return {"auc": r["auc"], "worst_kind": worst(r, e["names"]), "worst_kind_lofo": worst(lofo_cells(e), e["names"]),
+            "best_peer": best_peer, "best_peer_auc": peers.get(best_peer, float("nan")),
+            "kinds_a_peer_wins": sorted(wins, key=e["names"].index)}
+
+
 def write_results(args, evaluations: dict, seconds: float) -> None:
-    command = (f"python scripts/eval_filtering.py --data {args.data} --pairs {args.pairs} --per-source {args.per_source} "
-               f"--rate {args.rate} --seed {args.seed}" + (f" --opusfilter-venv {args.opusfilter_venv}" if args.opusfilter_venv else "")
-               + f" --out {args.out}")
+    command = (f"python -m scripts.experiments.filtering.eval_filtering --data {args.data} --pairs {args.pairs} "
+               f"--ood {args.ood} --per-source {args.per_source} --ood-pairs {args.ood_pairs} --rate {args.rate} --seed {args.seed}"
+               + (f" --opusfilter-venv {args.opusfilter_venv}" if args.opusfilter_venv else "")
+               + (f" --bicleaner-venv {args.bicleaner_venv}" if args.bicleaner_venv else "")
+               + f" --out {args.out}" + (f" --json {args.json}" if args.json else ""))
+    inside = {name: e for name, e in evaluations.items() if e["in_distribution"]}
+    outside = {name: e for name, e in evaluations.items() if not e["in_distribution"]}
+
+    def corpora(group):
+        return "; ".join(f"{e['title']}: {e['n']} pairs (" + ", ".join(f"{n} {s}" for s, n in e["sources"].items()) + ")"
+                         for e in group.values())
+
+    def overall(group):
+        names = list(dict.fromkeys(label for e in group.values() for label in e["results"]))
+        table = ["| scorer | " + " | ".join(e["title"] for e in group.values()) + " |", "|---|" + "---|" * len(group)]
+        for label in names:
+            table.append(f"| {label} | " + " | ".join(fmt(e["results"][label]["auc"]) if label in e["results"] else "–"
+                                                     for e in group.values()) + " |")
+        return table
+
     lines = [
         "# Parallel-corpus filtering: a labelled benchmark on real corpora", "",
         f"Made by `make filter-eval` (= `{command}`), {seconds / 60:.1f} min in all on 2 cores.", "",
-        "Corpora (from `make data-parallel`, Debian packages only): " + "; ".join(
-            f"en-{lang}: {e['n']} pairs (" + ", ".join(f"{n} {s}" for s, n in e["sources"].items()) + ")"
-            for lang, e in evaluations.items()) + ".",
-        f"{args.rate:.0%} of each corpus is replaced by noise, equal shares of {len(KINDS)} kinds made from real "
-        "material (see *How the noise is made* below). AUC: ROC-AUC of clean pairs above noisy ones (1 = perfect, "
-        ".5 = chance), overall and against each kind alone. P = R: precision (= recall) of the lowest-scored "
-        f"{args.rate:.0%} taken as the noise. All ranking rows score every pair with hard rules off.", "",
-        "## Overall ROC-AUC per language pair", "",
-        "| scorer | " + " | ".join(f"en-{lang}" for lang in evaluations) + " |",
-        "|---|" + "---|" * len(evaluations),
+        f"In-distribution corpora (from `make data-parallel`, Debian packages only): {corpora(inside)}.",
+        f"Out-of-distribution corpora (from `make data-parallel-ood`): {corpora(outside)}.",
+        f"{args.rate:.0%} of each corpus is replaced by noise, equal shares of its kinds: the {len(KINDS)} in-distribution "
+        f"kinds, and on the out-of-distribution corpora also the {len(OOD_KINDS)} kinds the learned score never trains "
+        "on (see *How the noise is made* below). AUC: ROC-AUC of clean pairs above noisy ones (1 = perfect, .5 = chance), "
+        f"overall and against each kind alone. P = R: precision (= recall) of the lowest-scored {args.rate:.0%} taken as "
+        "the noise. All ranking rows score every pair with hard rules off. In every table the best value of a column is "
+        "bold, and a kcooc cell that some peer (any row not named kcooc) beats is marked †.", "",
+        "## Headline: the learned score on every test set", "",
+        "Worst kind: the kind the learned score (`kcooc learned (default)`) ranks worst; *left out*: the same when it is "
+        "trained without the family of training noise closest to each kind (leave-one-family-out, see below), the "
+        "out-of-distribution headline.", "",
+        "| test set | pairs | AUC | worst kind | worst kind, its family left out | best peer overall | kinds where a peer "
+        "beats the learned score |", "|---|---|---|---|---|---|---|",
     ]
-    names = list(dict.fromkeys(name for e in evaluations.values() for name in e["results"]))
-    for name in names:
-        lines.append(f"| {name} | " + " | ".join(fmt(e["results"][name]["auc"]) if name in e["results"] else "–"
-                                                for e in evaluations.values()) + " |")
-    for lang, e in evaluations.items():
-        counts = ", ".join(f"{k} {int((e['kind'] == i).sum())}" for i, k in enumerate(KINDS))
-        lines += ["", f"## en-{lang}", "", f"{int((e['kind'] >= 0).sum())} noisy pairs of {e['n']}: {counts}.", "",
-                  "| scorer | AUC | P = R | " + " | ".join(KINDS) + " | seconds |",
-                  "|---|---|---|" + "---|" * len(KINDS) + "---|"]
-        for name, r in e["results"].items():
-            lines.append(f"| {name} | {fmt(r['auc'])} | {fmt(r['precision'])} | "
-                         + " | ".join(fmt(r[k]) for k in KINDS) + f" | {r['seconds']:.1f} |")
-        lines += ["", "Pipelines (hard rules on; a pair a rule dropped ranks below every scored pair). For keep/drop "
-                  "rows P and R are those of the dropped pairs as the noise, and AUC is that of the two-level score.", "",
-                  "| pipeline | AUC | P | R | " + " | ".join(KINDS) + " | seconds |",
-                  "|---|---|---|---|" + "---|" * len(KINDS) + "---|"]
-        for name, r in e["pipelines"].items():
-            lines.append(f"| {name} | {fmt(r['auc'])} | {fmt(r['precision'])} | {fmt(r['recall'])} | "
-                         + " | ".join(fmt(r[k]) for k in KINDS) + f" | {r['seconds']:.1f} |")
-            if "rules" in r:
-                rr = r["rules"]
-                lines.append(f"| … its hard rules alone (keep/drop) | {fmt(rr['auc'])} | {fmt(rr['precision'])} | "
-                             f"{fmt(rr['recall'])} | " + " | ".join(fmt(rr[k]) for k in KINDS) + " | |")
+    for e in evaluations.values():
+        h = headline(e)
+        lines.append(f"| {e['title']}{'' if e['in_distribution'] else ' (OOD)'} | {e['n']} | {fmt(h['auc'])} | "
+                     f"{h['worst_kind']} | {h['worst_kind_lofo']} | {h['best_peer']} {fmt(h['best_peer_auc'])} | "
+                     f"{len(h['kinds_a_peer_wins'])} of {len(e['names'])}"
+                     + (": " + ", ".join(h["kinds_a_peer_wins"]) if h["kinds_a_peer_wins"] else "") + " |")
+    lines += ["", "## Leave-one-family-out", "",
+              "Each cell: the learned score's AUC on that kind when trained without the family of training noise in the "
+              "second column (`learn.noise_kinds` = every kind of `noise.NOISE_KINDS` outside it), and in brackets its AUC "
+              "with every family.", "",
+              "| kind | family left out | " + " | ".join(e["title"] for e in evaluations.values()) + " |",
+              "|---|---|" + "---|" * len(evaluations)]
+    for kind in KINDS + OOD_KINDS:
+        cells = []
+        for e in evaluations.values():
+            left_out = lofo_cells(e).get(kind, float("nan"))
+            cells.append("–" if kind not in e["names"] else f"{fmt(left_out)} ({fmt(e['results'][LEARNED][kind])})")
+        lines.append(f"| `{kind}` | {CLOSEST_FAMILY[kind]} | " + " | ".join(cells) + " |")
+    lines += ["", "Overall AUC of each leave-one-family-out run (every kind of the test set):", "",
+              "| family left out | " + " | ".join(e["title"] for e in evaluations.values()) + " |",
+              "|---|" + "---|" * len(evaluations)]
+    for family in dict.fromkeys(NOISE_FAMILIES.values()):
+        lines.append(f"| {family} | " + " | ".join(fmt(e["lofo"][family]["auc"]) if family in e["lofo"] else "–"
+                                                  for e in evaluations.values()) + " |")
+    if inside:
+        lines += ["", "## In distribution: overall ROC-AUC per language pair", "", *overall(inside)]
+    if outside:
+        lines += ["", "## Out of distribution: overall ROC-AUC per test set", "", *overall(outside)]
+    for e in evaluations.values():
+        counts = ", ".join(f"{k} {int((e['kind'] == i).sum())}" for i, k in enumerate(e["names"]))
+        lines += ["", f"## {e['title']}{'' if e['in_distribution'] else ' (out of distribution)'}", "",
+                  f"{int((e['kind'] >= 0).sum())} noisy pairs of {e['n']}: {counts}.", "",
+                  *scorer_table(with_lofo(e), e["names"])]
+        if e["pipelines"]:
+            lines += ["", "Pipelines (hard rules on; a pair a rule dropped ranks below every scored pair). For keep/drop "
+                      "rows P and R are those of the dropped pairs as the noise, and AUC is that of the two-level score.", "",
+                      "| pipeline | AUC | P | R | " + " | ".join(e["names"]) + " | seconds |",
+                      "|---|---|---|---|" + "---|" * len(e["names"]) + "---|"]
+            for label, r in e["pipelines"].items():
+                lines.append(f"| {label} | {fmt(r['auc'])} | {fmt(r['precision'])} | {fmt(r['recall'])} | "
+                             + " | ".join(fmt(r[k]) for k in e["names"]) + f" | {r['seconds']:.1f} |")
+                if "rules" in r:
+                    rr = r["rules"]
+                    lines.append(f"| … its hard rules alone (keep/drop) | {fmt(rr['auc'])} | {fmt(rr['precision'])} | "
+                                 f"{fmt(rr['recall'])} | " + " | ".join(fmt(rr[k]) for k in e["names"]) + " | |")
         if e["opus"]:
             o = e["opus"]
             lines += ["", f"OpusFilter filter run: {o['lines_per_second']:.0f} lines/s ({e['n']} pairs in "
                       f"{o['filter_seconds']:.1f} s, its generated filters: " + ", ".join(next(iter(f)) for f in o["filters"])
                       + "); its classifier features: " + ", ".join(f"{k} ({v['clean-direction']})" for k, v in o["features"].items()) + "."]
     write_report(args.out, lines, "filtering_notes.md")
+    if args.json:
+        write_json(args.json, command, evaluations, seconds)
     print("\n".join(lines))
+
+
+def write_json(path: str, command: str, evaluations: dict, seconds: float) -> None:
+    """Every number of the page but the seconds, rounded to 4 decimals, keys sorted: a file to diff between runs."""
+    def rounded(row: dict) -> dict:
+        return {k: (None if v != v else round(v, 4)) if isinstance(v, float) else rounded(v) if isinstance(v, dict) else v
+                for k, v in row.items() if k != "seconds"}
+    sets = {}
+    for e in evaluations.values():
+        cells = lofo_cells(e)
+        sets[e["title"]] = {
+            "in_distribution": e["in_distribution"], "pairs": e["n"], "sources": e["sources"],
+            "noise": {k: int((e["kind"] == i).sum()) for i, k in enumerate(e["names"])},
+            "scorers": {label: rounded(row) for label, row in e["results"].items()},
+            "pipelines": {label: rounded(row) for label, row in e["pipelines"].items()},
+            "leave_one_family_out": {family: rounded(row) for family, row in e["lofo"].items()},
+            "kinds_family_left_out": {k: {"family": CLOSEST_FAMILY[k], "auc": round(v, 4)} for k, v in cells.items()},
+            "headline": rounded(headline(e)),
+        }
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump({"command": command, "minutes": round(seconds / 60, 1), "sets": sets}, f, indent=1, sort_keys=True,
+                  ensure_ascii=False)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
 
 
 if __name__ == "__main__":
