@@ -21,7 +21,7 @@ from typing import Any, Literal, Union
 import yaml
 
 from .errors import InputError
-from .io import decode_utf8
+from .io.readers import decode_utf8
 
 MAX_CONFIG_BYTES = 1 << 20  # a config is a page of keys; a larger file is not one (and YAML parses slowly)
 MAX_CONFIG_DEPTH = 32  # the deepest config nests 3 levels; PyYAML's composer recurses once per level
@@ -34,7 +34,7 @@ class Range:
     """The values a number may take: ``low <= x <= high`` (``<`` on an open side; None = no bound).
 
     Config keys declare theirs with ``option(..., bounds=Range(...))`` and CLI options that set no key
-    use the same class (``cliutils.Bounded``), so one definition checks, reports and documents a bound.
+    use the same class (``kcooc.cli.options.Bounded``), so one definition checks, reports and documents a bound.
     """
 
     low: float | None = None
@@ -224,12 +224,11 @@ def read_yaml(path: str) -> Any:
         raise InputError(f"{path}: invalid YAML: {exc}".replace("\n", " ")) from None
 
 
-def load(cls: type, path: str | None = None, overrides: dict[str, Any] | None = None,
-         option_names: dict[str, str] | None = None) -> Any:
+def load(cls: type, path: str | None = None, overrides: dict[str, Any] | None = None) -> Any:
     """Read YAML ``path`` (optional) into ``cls`` and apply dotted-key ``overrides``.
 
-    A bad value that an override set is reported under its name in ``option_names`` (dotted key ->
-    option, e.g. ``{"kernel.sigma": "--sigma"}``), not under the file's.
+    A bad value that an override set raises an :class:`InputError` whose ``key`` is the dotted key (the
+    command line leads it with the option that set it); a bad value in the file names the file.
     """
     data: dict = {}
     if path:
@@ -252,8 +251,7 @@ def load(cls: type, path: str | None = None, overrides: dict[str, Any] | None = 
     except ConfigValueError as exc:
         key = exc.key.split("[")[0]
         if overrides and overrides.get(key) is not None:
-            name = (option_names or {}).get(key)
-            raise InputError(f"{name}: {exc.problem}" if name else str(exc)) from None
+            raise InputError(exc.problem, key=key) from None
         raise InputError(f"{path}: {exc}" if path else str(exc)) from None
     except InputError as exc:
         raise InputError(f"{path}: {exc}" if path else str(exc)) from None

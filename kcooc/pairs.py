@@ -18,8 +18,10 @@ import scipy.sparse as sp
 from .artifact import npy_file
 from .encoders import Encoder
 from .errors import InputError
-from .io import TsvReader, display_name, prefetch
+from .io.readers import display_name
+from .io.tsv import TsvReader
 from .linalg import vstack
+from .threads import prefetch
 
 
 def open_pairs(path: str, input_cfg) -> TsvReader:
@@ -78,7 +80,8 @@ def vector_pairs(x_path: str, y_path: str, block_size: int, reader: TsvReader | 
             yield PairBlock(None, None, *rows(start, start + block_size))
         return
     if reader.on_error == "skip":
-        raise InputError("--on-error skip cannot be used with precomputed vectors: skipped lines would misalign rows")
+        raise InputError("malformed lines cannot be skipped with precomputed vectors: skipped lines would misalign rows",
+                         key="input.on_error")
     offset = 0
     for block in reader:
         stop = offset + len(block.lines)

@@ -13,7 +13,8 @@ import numpy as np
 
 from .errors import InputError
 from .extras import import_optional
-from .io import atomic_output, text_lines
+from .io.outputs import atomic_output
+from .io.readers import text_lines
 
 
 def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:

@@ -11,7 +11,9 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kcooc.ca.counting import Vocabulary, contingency_table, offset_tables, token_chunks, tokenize
+from conftest import TRAIN, run
+from kcooc.ca.corpus import token_chunks
+from kcooc.ca.counting import Vocabulary, contingency_table, offset_tables, tokenize
 from kcooc.ca.model import PPMISVD, CorrespondenceAnalysis, word_similarity
 from kcooc.ca.sca import sca_operator, supervision_matrix
 from kcooc.ca.svd import CAOperator, randomized_svd

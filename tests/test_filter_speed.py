@@ -156,12 +156,12 @@ def test_newton_fit_of_separable_collinear_examples_with_a_weak_penalty_ends(mon
     positive definite at most steps (plain Cholesky fails); the fit still ends, separating them."""
     from scipy.linalg import LinAlgError, cho_factor
 
-    from kcooc.filtering import scorer
+    from kcooc import linalg
 
     rng = np.random.default_rng(0)
     a = rng.normal(size=(200, 3))
     X, y = np.hstack([a, a, a * 3]), (a[:, 0] > 0).astype(float)
-    singular, cholesky = [], scorer._cholesky
+    singular, cholesky = [], linalg._cholesky
 
     def counting(H):
         try:
@@ -170,8 +170,8 @@ def test_newton_fit_of_separable_collinear_examples_with_a_weak_penalty_ends(mon
             singular.append(H)
         return cholesky(H)
 
-    monkeypatch.setattr(scorer, "_cholesky", counting)
-    w, b = scorer.fit_logistic(X, y, 1e6)
+    monkeypatch.setattr(linalg, "_cholesky", counting)
+    w, b = linalg.fit_logistic(X, y, 1e6)
     assert singular and np.isfinite(w).all() and ((X @ w + b > 0) == (y > 0)).all()
 
 
@@ -234,8 +234,8 @@ def awkward_lines():
 def test_raw_lines_write_the_rows_as_the_reader_reads_them(tmp_path, chunk):
     """The write pass cuts the kept rows out of the undecoded input (RawLines): the same bytes as
     joining the reader's decoded lines, for any block size, keep pattern and malformed line."""
-    from kcooc.io import RawLines
-    from kcooc.io import TsvReader, line_blocks
+    from kcooc.io.readers import RawLines, line_blocks
+    from kcooc.io.tsv import TsvReader
 
     path = tmp_path / "in.tsv"
     path.write_bytes(awkward_lines())

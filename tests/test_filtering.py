@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kcooc.config import load
-from kcooc.engine import Context, ProcessEngine, SerialEngine
+from kcooc.engine import ProcessEngine, SerialEngine
 from kcooc.errors import KcoocError
 from kcooc.filtering.config import FilterConfig, RulesConfig, SelectConfig
 from kcooc.filtering.job import FilterJob
@@ -178,7 +178,7 @@ def test_icd_sample_does_not_depend_on_how_the_input_is_cut(sizes, limit, seed):
     assert np.array_equal(merged.columns[0].ravel(), expected.astype(float))
 
 
-class Square(Context):
+class Square:
     def prepare(self):
         return self
 

@@ -90,5 +90,6 @@ def test_without_fcntl_only_the_output_lock_is_missing(tmp_path):
     result = kcooc_without(["fcntl"], "phsic", "train", "--encoder", "hashing", "-i", TRAIN, "-o", tmp_path / "m.npz")
     assert result.returncode == 1 and "needs fcntl" in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "m.npz").exists()
-    code = "import sys; sys.modules['fcntl'] = None; import kcooc, kcooc.cli, kcooc.io, kcooc.cliutils; print('ok')"
+    code = ("import sys; sys.modules['fcntl'] = None; import kcooc, kcooc.cli, kcooc.cli.runtime, kcooc.io.outputs; "
+            "print('ok')")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout == "ok\n"

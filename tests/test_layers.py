@@ -1,5 +1,7 @@
 """The library layer: shared helpers against naive definitions, the estimators of the Python API against
-the functions they wrap, persistence round trips, and maths modules free of the CLI layer."""
+the functions they wrap, persistence round trips, and the layers: the maths imports neither the engine,
+io nor the command line; commands import pipelines, never the reverse; no import circle; no module
+imports another's private names."""
 
 from __future__ import annotations
 
@@ -144,14 +146,112 @@ def test_string_rewriting_kernel_call_is_the_cli_gram():
         StringRewritingKernel([{"kind": "srk", "k": [9]}])
 
 
-def test_maths_modules_import_neither_click_nor_tqdm_nor_cliutils():
+# -- the layers ---------------------------------------------------------------------------------------
+# The maths: every module but the command line, inputs and outputs, the engines, configs, pipelines (and
+# the passes they run) and file formats, which are listed here; a new module is maths unless added.
+CLI = ("kcooc.cli", "kcooc.__main__")
+NOT_MATHS = CLI + (
+    "kcooc.io", "kcooc.engine", "kcooc.config", "kcooc.artifact", "kcooc.wordvectors", "kcooc.pairs",
+    "kcooc.phsic.stream", "kcooc.filtering.pipeline", "kcooc.filtering.job", "kcooc.filtering.passes",
+    "kcooc.filtering.spool", "kcooc.filtering.workspace", "kcooc.filtering.persistence", "kcooc.nsk.structures",
+    "kcooc.ca.corpus", "kcooc.ca.plot", "kcooc.srk.cache")
+
+
+def within(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def is_command_line(module: str) -> bool:
+    return within(module, CLI) or module.endswith(".commands")
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every module of kcooc -> the kcooc modules it imports anywhere in its file (lazy imports too),
+    less its own packages' faces (``from .. import artifact`` names a module, not the package)."""
+    import ast
+
+    root = os.path.join(ROOT, "kcooc")
+    files = {}
+    for directory, _, names in os.walk(root):
+        for name in names:
+            if name.endswith(".py"):
+                path = os.path.join(directory, name)
+                module = os.path.relpath(path, ROOT)[:-3].replace(os.sep, ".")
+                files[module.removesuffix(".__init__")] = path
+    graph = {}
+    for module, path in files.items():
+        package = module.split(".") if path.endswith("__init__.py") else module.split(".")[:-1]
+        targets = set()
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+            if isinstance(node, ast.ImportFrom):
+                base = ".".join(package[: len(package) - node.level + 1] + [node.module or ""]).strip(".") \
+                    if node.level else node.module
+                targets |= {name for name in [base, *(f"{base}.{a.name}" for a in node.names)] if name in files}
+            elif isinstance(node, ast.Import):
+                targets |= {a.name for a in node.names if a.name in files}
+        graph[module] = {t for t in targets if t != module and not module.startswith(t + ".")}
+    return graph
+
+
+def test_the_import_graph_has_no_circle():
+    graph, state, circles = import_graph(), {}, []
+
+    def visit(module, path):
+        state[module] = "open"
+        for target in sorted(graph[module]):
+            if state.get(target) == "open":
+                circles.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target, path + [target])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert circles == []
+
+
+def is_maths(module: str) -> bool:
+    return module != "kcooc" and not within(module, NOT_MATHS) and not module.endswith((".commands", ".config"))
+
+
+def test_the_maths_imports_neither_the_engine_nor_io_nor_the_command_line():
+    graph = import_graph()
+    assert {"kcooc.phsic.model", "kcooc.filtering.scorer", "kcooc.ks.align", "kcooc.linalg"} <= set(filter(is_maths, graph))
+    broken = {m: sorted(t for t in targets if within(t, ("kcooc.engine", "kcooc.io")) or is_command_line(t))
+              for m, targets in graph.items() if is_maths(m)}
+    assert {m: t for m, t in broken.items() if t} == {}
+
+
+def test_commands_import_pipelines_never_the_reverse():
+    graph = import_graph()
+    assert "kcooc.filtering.pipeline" in graph["kcooc.filtering.commands"]
+    broken = {m: sorted(t for t in targets if is_command_line(t)) for m, targets in graph.items() if not is_command_line(m)}
+    assert {m: t for m, t in broken.items() if t} == {}
+
+
+def test_no_module_imports_another_modules_private_names():
+    import ast
+
+    private = []
+    for directory, _, names in os.walk(os.path.join(ROOT, "kcooc")):
+        for name in (n for n in names if n.endswith(".py")):
+            path = os.path.join(directory, name)
+            for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+                if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("kcooc")):
+                    private += [f"{os.path.relpath(path, ROOT)}: {a.name}" for a in node.names
+                                if a.name.startswith("_") and not a.name.startswith("__")]
+    assert private == []
+
+
+def test_library_modules_import_neither_click_nor_tqdm_nor_the_command_line():
     import kcooc
 
     modules = [m.name for m in pkgutil.walk_packages(kcooc.__path__, "kcooc.")
-               if not m.name.endswith(("commands", "cli", "cliutils", "__main__", ".plot"))]
+               if not is_command_line(m.name) and not m.name.endswith(".plot")]
     code = ("import importlib, sys\n"
             f"for name in {modules!r}:\n"
             "    importlib.import_module(name)\n"
-            "print(sorted(m for m in ('click', 'tqdm', 'kcooc.cliutils') if m in sys.modules))")
+            "print(sorted(m for m in sys.modules if m in ('click', 'tqdm') or m.startswith('kcooc.cli')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -10,7 +10,10 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kcooc.srk.gram import PrTerm, SrkTerm, TileCache, Vocabulary, combine, raw_block, term_key
+from conftest import needs_wordnet
+
+from kcooc.srk.cache import TileCache, term_key
+from kcooc.srk.gram import PrTerm, SrkTerm, Vocabulary, combine, raw_block
 from kcooc.srk.kernel import EncodedPairs
 from kcooc.srk.types import TypingScheme, edit_distance_one
 from kcooc.testing import kgrams, srk_by_algorithm1

@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from ..cliutils import (LOG, KcoocGroupOfCommands, check_outputs, config_options, guarded,
-                        input_option, load_config, output_option, progress, require, run_options, seed_option,
-                        write_summary)
+from ..cli.options import (KcoocGroupOfCommands, config_options, input_option, output_option,
+                           seed_option)
+from ..cli.runtime import LOG, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
 from ..errors import InputError
-from ..io import atomic_output, display_name, rereadable_input, text_lines
+from ..io.outputs import atomic_output, check_outputs
+from ..io.readers import display_name, rereadable_input, text_lines
 from ..timing import Timer
 from .config import CaConfig
 
@@ -73,7 +74,8 @@ def embed_command(config_path, print_config, input_path, output, export_w2v, met
     Example:
       kcooc ca embed -c configs/text8.yaml -i data/text8 -o runs/ca-flat.npz --export-w2v runs/ca-flat.txt
     """
-    from .counting import Vocabulary, contingency_table, offset_tables, token_chunks
+    from .corpus import token_chunks
+    from .counting import Vocabulary, contingency_table, offset_tables
     from ..wordvectors import write_word2vec_text
     from .model import PPMISVD, CorrespondenceAnalysis
 

@@ -19,13 +19,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
+from typing import Iterable
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
-from ..io import text_blocks
 
 TABLES = ("flat", "skip", "cut")
 WORD_OR_MARK = re.compile(r"\w+(?:['\u2019-]\w+)*|[^\w\s]")
@@ -40,16 +39,6 @@ def tokenize(text: str, lowercase: bool = True) -> list[str]:
         return text.split()
     text = text.lower()
     return text.split() if NOTHING_TO_SPLIT.search(text) is None else WORD_OR_MARK.findall(text)
-
-
-def token_chunks(path: str, chunk_bytes: int = 1 << 24, observe: Callable[[bytes], None] | None = None,
-                 lowercase: bool = False) -> Iterator[list[str]]:
-    """Tokens (``tokenize``) of a (possibly single-line, possibly compressed) text file, chunk by chunk.
-
-    ``observe``, if given, is called with every block of bytes read (a digest, a progress bar).
-    """
-    for text in text_blocks(path, chunk_bytes, observe):
-        yield tokenize(text, lowercase)
 
 
 @dataclass

@@ -6,14 +6,15 @@ import contextlib
 
 import click
 
-from ..cliutils import (KcoocCommand, check_outputs, config_options, guarded, input_options, input_overrides,
-                        jobs_option, load_config, locked_outputs, output_option, progress, require, run_options,
-                        seed_option, sigma_option, work_dir_option, write_summary)
+from ..cli.options import (KcoocCommand, config_options, input_options, input_overrides, jobs_option, output_option,
+                           seed_option, sigma_option, work_dir_option)
+from ..cli.runtime import check_directory, guarded, load_config, progress, require, run_options, write_summary
 from ..config import NULL
 from ..engine import make_engine
-from ..io import beside, check_directory, display_name, rereadable_input, run_directory
+from ..io.outputs import check_outputs
+from ..io.readers import display_name, rereadable_input
 from ..timing import Timer
-from .config import SCRIPT_LANGUAGE, FilterConfig
+from .config import FilterConfig, language_defaults
 
 # The pipeline and its maths (numba, scipy, scikit-learn) are imported when the command runs, so that
 # `--help` and option errors stay fast.
@@ -83,7 +84,7 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
     modes = {k: options[k] for k in ("top_k", "top_ratio", "word_budget") if options.get(k) is not None}
     require(len(modes) <= 1, f"choose one of --top-k, --top-ratio, --word-budget (got {len(modes)})")
     cfg = load_config(FilterConfig, config_path, {
-        **(no_config_defaults(options["src_lang"], options["tgt_lang"], modes) if config_path is None else {}),
+        **(language_defaults(options["src_lang"], options["tgt_lang"], bool(modes)) if config_path is None else {}),
         **input_overrides(options),
         "scorer": options.get("scorer"), "src_lang": options.get("src_lang"), "tgt_lang": options.get("tgt_lang"),
         # a selection mode given on the command line replaces the config's
@@ -92,14 +93,15 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
         "task_lines": options.get("task_lines"),
         "kernel.name": options.get("kernel"), "kernel.rank": options.get("rank"), "kernel.sigma": options.get("sigma"),
     }, print_config)
-    outputs = [output, scores_path, annotated_path, save_model_path, summary_path]
-    check_outputs(*outputs, inputs=[input_path, model_path, config_path])
+    guard = check_outputs(output, scores_path, annotated_path, save_model_path, summary_path,
+                          inputs=[input_path, model_path, config_path])
     require(not (model_path and save_model_path), "--model scores with an existing model; --save-model saves a learned one")
+    require(engine != "dask" or scheduler, "--engine dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
     check_directory(work_dir, "--work-dir")
     timer = Timer()
     with contextlib.ExitStack() as stack:
-        stack.enter_context(locked_outputs(*outputs))
-        work = Workspace(stack.enter_context(run_directory(work_dir or beside(output), output, "filter")))
+        stack.enter_context(guard.locked())
+        work = Workspace(stack.enter_context(guard.scratch("filter", work_dir)))
         input_file = rereadable_input(input_path, work.path)
         run_engine = stack.enter_context(make_engine(engine, jobs, scheduler, work.path))
         bar = stack.enter_context(progress(quiet, unit="lines"))
@@ -109,18 +111,6 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
             "command": "filter-parallel", "input": display_name(input_path), "output": output, "scores": scores_path,
             "annotated": annotated_path, **report, "engine": run_engine.describe(),
             "seconds": {**report["seconds"], "total": timer.seconds()}})
-
-
-def no_config_defaults(src_lang: str | None, tgt_lang: str | None, modes: dict) -> dict:
-    """Without -c: hashed words (character uni- and bigrams for Chinese and Japanese) per side, and
-    the best 80% of the pairs that pass the rules unless a selection was given."""
-    def encoder(code):
-        if SCRIPT_LANGUAGE.get(code) in ("japanese", "chinese"):
-            return {"name": "hashing", "n_features": 1024, "word_ngrams": 0, "char_ngrams": [1, 2]}
-        return {"name": "hashing", "n_features": 1024, "word_ngrams": 2}
-
-    x, y = encoder(src_lang), encoder(tgt_lang)
-    return {"encoder": x, "y_encoder": None if x == y else y, "select.top_ratio": None if modes else 0.8}
 
 
 def _pass_bar(bar, name: str):

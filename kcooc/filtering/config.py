@@ -22,6 +22,19 @@ SCRIPT_LANGUAGE = {"en": "english", "ja": "japanese", "zh": "chinese", "ko": "ko
 WIDE_SCRIPTS = {"japanese", "chinese", "korean"}  # a character carries a word or a syllable
 
 
+def language_defaults(src_lang: str | None, tgt_lang: str | None, selected: bool) -> dict:
+    """The keys a run without a config file takes from its languages: hashed words (character uni- and
+    bigrams for Chinese and Japanese) per side, and the best 80% of the pairs that pass the rules unless
+    a selection was given (``selected``)."""
+    def encoder(code):
+        if SCRIPT_LANGUAGE.get(code) in ("japanese", "chinese"):
+            return {"name": "hashing", "n_features": 1024, "word_ngrams": 0, "char_ngrams": [1, 2]}
+        return {"name": "hashing", "n_features": 1024, "word_ngrams": 2}
+
+    x, y = encoder(src_lang), encoder(tgt_lang)
+    return {"encoder": x, "y_encoder": None if x == y else y, "select.top_ratio": None if selected else 0.8}
+
+
 @dataclasses.dataclass
 class FilterKernelConfig(KernelConfig):
     sample: Union[int, None] = option(

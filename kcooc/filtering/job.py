@@ -18,7 +18,7 @@ import numpy as np
 
 from ..engine import Engine
 from ..errors import KcoocError
-from ..io import RawLines, line_blocks
+from ..io.readers import RawLines, line_blocks
 from ..pairs import open_pairs
 from ..phsic.model import PHSIC, CrossMoments
 from .config import FilterConfig

@@ -27,7 +27,6 @@ from typing import Iterator
 import numpy as np
 
 from ..encoders import build_pair_encoders
-from ..engine import Context
 from ..hashing import pair_hashes
 from ..linalg import vstack
 from ..phsic.model import PHSIC, CrossMoments
@@ -77,8 +76,9 @@ class Scored:
     weakest: np.ndarray | None = None  # uint8 index of the feature that lowered the score most
 
 
-class FilterContext(Context):
-    """Config and (partial) model shared by every task of a pass; encoders are built per worker.
+class FilterContext:
+    """Config and (partial) model shared by every task of a pass, the context of ``engine.map``: encoders
+    are built per worker (``prepare``).
 
     ``encoders``: the specs of the pair encoders; ``learned``: the learned scorer (features pass: without
     its classifier yet); ``spool``: where the screen pass leaves the passing pairs (None: nowhere);
@@ -88,7 +88,6 @@ class FilterContext(Context):
 
     def __init__(self, cfg: FilterConfig, model: PHSIC | None, encoders: list, learned: LearnedScorer | None = None,
                  spool: str | None = None, *, learn: bool = False, keep_features: bool = False):
-        super().__init__()
         self.cfg, self.model, self.encoder_specs, self.learned, self.spool = cfg, model, encoders, learned, spool
         self.learn, self.keep_features = learn, keep_features
 

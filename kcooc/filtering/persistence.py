@@ -46,18 +46,18 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: l
     ``tgt_lang``, its features ``names``."""
     header, arrays = artifact.load(path, KIND)
     for key, value in (("src_lang", src_lang), ("tgt_lang", tgt_lang)):
-        _require(header.get(key) == value, f"{path} was trained with --{key.replace('_', '-')} "
-                 f"{header.get(key)}; this run has {value}")
+        if header.get(key) != value:
+            raise InputError(f"{path} was trained with {key} {header.get(key)}; this run has {value}", key=key)
     saved = header.get("features")
     if header.get("feature_version", 1) != FEATURE_VERSION:
         raise InputError(f"{path}: its features are version {header.get('feature_version', 1)}, this kcooc computes "
-                         f"version {FEATURE_VERSION}: train it again with --save-model")
+                         f"version {FEATURE_VERSION}: train and save it again", key="model")
     if saved != names:  # first: a model of another version may hold parts this one does not know
         saved = saved if isinstance(saved, list) else []
         missing, extra = sorted(set(names) - set(saved)), sorted(set(saved) - set(names))
         raise InputError(f"{path}: its features are not this run's (missing: {', '.join(missing) or '-'}; not used: "
                          f"{', '.join(extra) or '-'}): a model saved by another kcooc version or with other "
-                         "languages or learn.languages; train it again with --save-model")
+                         "languages or learn.languages; train and save it again", key="model")
     part = lambda prefix: {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}  # noqa: E731
     try:
         check_header(header)

@@ -18,7 +18,7 @@ import numpy as np
 from ..config import to_dict
 from ..encoders import build_pair_encoders
 from ..errors import InputError
-from ..io import atomic_output
+from ..io.outputs import atomic_output
 from ..kernels import KERNELS
 from ..phsic.config import PhsicConfig
 from ..phsic.model import PHSIC, load_phsic

@@ -1,7 +1,7 @@
 """The methods of the paper's Table 2 on raw kernel matrices: KS (baseline), p-smooth, S-U, S-Z.
 
 p-smooth sweeps p over a grid (paper: 0.01 to 1); each p is started from its own PCA
-initialisation (in parallel on the engine) and from the neighbouring p's best solution. The paper
+initialisation (in parallel on an engine, if given one) and from the neighbouring p's best solution. The paper
 chains upwards from p = 0.01; we chain downwards from the largest p, starting from the KS
 baseline's solution: on the debian-handbook documents the PCA starts of the smoothed kernels were
 poor (1-3 of 127 pairs right) while the baseline's solution refined by smoothed kernels recovered
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import Context, Engine, SerialEngine
+from ..threads import single_threaded_blas
 from .sorting import Trace, centre, objective, pca_initialisations, sort, sort_with_seeds, sub_polynomial
 
 
@@ -36,9 +36,10 @@ def kernelized_sorting(K: np.ndarray, L: np.ndarray, *, step: float = 0.5, max_i
     return max(runs, key=lambda t: t.objective)
 
 
-class SweepContext(Context):
+class SweepContext:
+    """What every p of the sweep shares (an engine's context: ``prepare`` runs once per worker)."""
+
     def __init__(self, K, L, seeds, fill, delta, max_iter):
-        super().__init__()
         self.K, self.L, self.seeds, self.fill, self.delta, self.max_iter = K, L, seeds, fill, delta, max_iter
 
     def prepare(self) -> "SweepContext":
@@ -69,15 +70,21 @@ def seeded_task(ctx: SweepContext, p: float | None) -> Trace:
 
 def p_smooth(K: np.ndarray, L: np.ndarray, p_values: list[float | None], *, seeds: dict[int, int] | None = None,
              fill: str = "zero", delta: int = 2, max_iter: int = 100,
-             engine: Engine | None = None) -> tuple[Trace, float, list[tuple[float, float]]]:
+             engine=None) -> tuple[Trace, float, list[tuple[float, float]]]:
     """Best matching over the p grid: (trace, its p, [(p, reference objective)] per p).
 
     Without seeds: p-smooth. With seeds: S-Z (``fill='zero'``) or S-U (``'uniform'``). A p of None
     runs on the unsmoothed reference kernels (treated as the largest p in the warm-start chain).
+    ``engine`` (a kcooc.engine back end) runs the p values in parallel; None: one after the other, here.
     """
-    engine = engine or SerialEngine()
     ctx = SweepContext(np.asarray(K, float), np.asarray(L, float), seeds, fill, delta, max_iter)
-    traces = list(engine.map(seeded_task if seeds else pca_task, ctx, p_values))
+    task = seeded_task if seeds else pca_task
+    if engine is not None:
+        traces = list(engine.map(task, ctx, p_values))
+    else:
+        runtime = ctx.prepare()
+        with single_threaded_blas():  # as every engine's tasks: the same bytes
+            traces = [task(runtime, p) for p in p_values]
     if not seeds:  # then warm starts: from the baseline's solution at the largest p, down the grid
         local = ctx.prepare()
         previous = kernelized_sorting(K, L, max_iter=max_iter).match

@@ -8,11 +8,12 @@ import os
 import click
 import numpy as np
 
-from ..cliutils import (LOG, KcoocGroupOfCommands, check_outputs, config_options, guarded, jobs_option, load_config,
-                        output_option, require, run_options, seed_option, write_summary)
+from ..cli.options import KcoocGroupOfCommands, config_options, jobs_option, output_option, seed_option
+from ..cli.runtime import LOG, guarded, load_config, require, run_options, write_summary
 from ..engine import make_engine
 from ..errors import InputError
-from ..io import atomic_output, read_text, text_lines
+from ..io.outputs import atomic_output, check_outputs
+from ..io.readers import read_text, text_lines
 from ..timing import Timer
 from .config import KsConfig
 

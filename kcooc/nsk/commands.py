@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from ..cliutils import (LOG, Bounded, KcoocGroupOfCommands, check_outputs, config_options, guarded, input_option,
-                        jobs_option, load_config, output_option, progress, run_options, seed_option, write_summary)
+from ..cli.options import (Bounded, KcoocGroupOfCommands, config_options, input_option, jobs_option, output_option,
+                           seed_option)
+from ..cli.runtime import LOG, guarded, load_config, progress, run_options, write_summary
 from ..config import from_dict, range_of, to_dict
-from ..io import atomic_output
+from ..io.outputs import atomic_output, check_outputs
 from ..threads import use_threads
 from ..timing import Timer
 from .config import NskConfig

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..artifact import check_arrays
 from ..errors import InputError
-from ..io import display_name, open_input
+from ..io.readers import display_name, open_input
 
 
 class Labels:

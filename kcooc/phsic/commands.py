@@ -7,11 +7,12 @@ import hashlib
 import click
 import numpy as np
 
-from ..cliutils import (LOG, KcoocGroupOfCommands, check_outputs, config_options, guarded, input_options,
-                        input_overrides, load_config, locked_outputs, output_option, progress, require,
-                        run_options, seed_option, sigma_option, work_dir_option, write_summary)
+from ..cli.options import (KcoocGroupOfCommands, config_options, input_options, input_overrides, output_option,
+                           seed_option, sigma_option, work_dir_option)
+from ..cli.runtime import LOG, check_directory, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
-from ..io import atomic_output, beside, check_directory, display_name, run_directory
+from ..io.outputs import atomic_output, check_outputs
+from ..io.readers import display_name
 from ..timing import Timer
 from .config import PhsicConfig
 
@@ -66,9 +67,9 @@ def train_command(config_path, print_config, input_path, output, x_vectors, y_ve
         "encoder.name": options.get("encoder"), "encoder.model": options.get("encoder_model"),
     }, print_config)
     require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
-    check_outputs(output, summary_path, inputs=[input_path, x_vectors, y_vectors, config_path])
+    guard = check_outputs(output, summary_path, inputs=[input_path, x_vectors, y_vectors, config_path])
     check_directory(work_dir, "--work-dir")
-    with locked_outputs(output, summary_path), run_directory(work_dir or beside(output), output, "phsic") as scratch:
+    with guard.locked(), guard.scratch("phsic", work_dir) as scratch:
         train_model(cfg, input_path, output, x_vectors, y_vectors, scratch, quiet, summary_path)
 
 
@@ -137,12 +138,12 @@ def score_command(model_path, input_path, output, score_only, candidates, encode
     """
     from .model import load_phsic
 
-    check_outputs(output, summary_path, inputs=[model_path, input_path, x_vectors, y_vectors])
+    guard = check_outputs(output, summary_path, inputs=[model_path, input_path, x_vectors, y_vectors])
     header, model = load_phsic(model_path)
     cfg = load_config(PhsicConfig, None, {**_flatten(header["config"]), **input_overrides(options)})
     require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
     require(not (candidates and x_vectors and input_path == "-"), "--candidates needs the input TSV to group contexts")
-    with locked_outputs(output, summary_path):
+    with guard.locked():
         score_pairs(header, model, cfg, input_path, output, score_only, candidates, encoder_model, x_vectors,
                     y_vectors, quiet, summary_path, model_path)
 

@@ -8,12 +8,13 @@ import json
 import click
 import numpy as np
 
-from ..cliutils import (LOG, Bounded, KcoocGroupOfCommands, check_outputs, config_options, guarded, jobs_option,
-                        load_config, output_option, progress, require, run_options, seed_option,
-                        write_summary)
+from ..cli.options import Bounded, KcoocGroupOfCommands, config_options, jobs_option, output_option, seed_option
+from ..cli.runtime import LOG, check_directory, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
 from ..errors import InputError
-from ..io import TsvReader, atomic_output, check_directory, display_name
+from ..io.outputs import atomic_output, check_outputs
+from ..io.readers import display_name
+from ..io.tsv import TsvReader
 from ..threads import use_threads
 from ..timing import Timer
 from .config import SVM_C, SrkConfig

@@ -14,7 +14,8 @@ import numpy as np
 from ..config import check
 from ..errors import InputError, check_fitted
 from .config import KernelTermConfig, paper_kernels
-from .gram import TileCache, Vocabulary, build_terms, combine, pairs_digest, raw_block, term_key
+from .cache import TileCache, pairs_digest, term_key
+from .gram import Vocabulary, build_terms, combine, raw_block
 from .svm import fit, select_c
 
 Pair = tuple[list[str], list[str]]

@@ -1,4 +1,5 @@
-"""Gram matrices of sentence pairs: SRK/TESRK terms per k, the PR kernel, normalised sums, a tile cache.
+"""Gram matrices of sentence pairs: SRK/TESRK terms per k, the PR kernel, normalised sums (computed a tile
+of rows at a time, each tile kept in a cache when there is one: cache.py).
 
 Gleize & Grau (2015, §4.1): every kernel is normalised, K(x,y) / sqrt(K(x,x) K(y,y)), and "+"
 is a sum of kernels normalised before and after summing. A TESRK "with k from 1 to 4" is the sum
@@ -9,20 +10,13 @@ kernel value is 0 (e.g. k longer than a sentence) contributes 0 to that kernel.
 from __future__ import annotations
 
 import collections
-import hashlib
-import json
-import os
 
 import numpy as np
 import snowballstemmer
 
-from ..io import atomic_output
 from ..linalg import normalize_kernel
 from .kernel import EncodedPairs
 from .types import TypingScheme
-
-FORMAT = "kcooc-srk-gram-1"  # part of every cache key: bump when the counts' definition changes
-
 
 class Vocabulary:
     """Word ids for a list of tokenised pairs (ids only index the relations; values never depend on them)."""
@@ -98,48 +92,10 @@ def build_terms(kernels: list, wordnet_dir: str | None) -> list:
             for k in kernels]
 
 
-def pairs_digest(pairs: list[tuple[list[str], list[str]]]) -> str:
-    h = hashlib.sha256()
-    for s, t in pairs:
-        h.update(("\x1f".join(s) + "\x1e" + "\x1f".join(t) + "\x1d").encode("utf-8"))
-    return h.hexdigest()
-
-
-class TileCache:
-    """Row tiles of raw Gram blocks saved as ``.npz`` under ``directory/<key>/``, so a killed job resumes.
-
-    The key hashes the term's spec, the row and column pairs and FORMAT: any change recomputes.
-    """
-
-    def __init__(self, directory: str | None):
-        self.directory = directory
-
-    def path(self, key: str, start: int) -> str | None:
-        return os.path.join(self.directory, key, f"rows-{start:09d}.npz") if self.directory else None
-
-    def load(self, key: str, start: int) -> np.ndarray | None:
-        path = self.path(key, start)
-        if path and os.path.exists(path):
-            with np.load(path, allow_pickle=False) as npz:
-                return npz["block"]
-        return None
-
-    def save(self, key: str, start: int, block: np.ndarray) -> None:
-        path = self.path(key, start)
-        if path:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with atomic_output(path, binary=True) as out:
-                np.savez(out, block=block)
-
-
-def term_key(term, row_digest: str, col_digest: str, upper: bool, wordnet_dir: str | None) -> str:
-    payload = json.dumps([FORMAT, term.spec, row_digest, col_digest, upper, wordnet_dir], sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()[:32]
-
-
-def raw_block(term, rows: np.ndarray, cols: np.ndarray, upper: bool, key: str, cache: TileCache, tile_rows: int,
+def raw_block(term, rows: np.ndarray, cols: np.ndarray, upper: bool, key: str, cache, tile_rows: int,
               on_tile=None) -> np.ndarray:
-    """The term's (n_kernels, len(rows), len(cols)) block, computed (or loaded) ``tile_rows`` rows at a time."""
+    """The term's (n_kernels, len(rows), len(cols)) block, computed (or loaded) ``tile_rows`` rows at a time;
+    ``cache`` (cache.TileCache) loads and saves the tiles under ``key``."""
     out = np.zeros((len(term.names), rows.size, cols.size))
     for start in range(0, rows.size, tile_rows):
         stop = min(start + tile_rows, rows.size)

@@ -26,7 +26,8 @@ import scipy.sparse as sp
 
 
 def table(corpus: str, vocab: int | None, window: int) -> tuple[sp.csr_matrix, int, float]:
-    from kcooc.ca.counting import Vocabulary, contingency_table, offset_tables, token_chunks
+    from kcooc.ca.corpus import token_chunks
+    from kcooc.ca.counting import Vocabulary, contingency_table, offset_tables
 
     vocabulary = Vocabulary.build(token_chunks(corpus), 5, vocab)
     start = time.perf_counter()

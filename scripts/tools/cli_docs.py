@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from kcooc.cli import cli
-from kcooc.cliutils import Bounded
+from kcooc.cli.options import Bounded
 
 # Commands without -i/--input or -o/--output, and why (tests/test_cli_docs.py checks this list is exact).
 EXCEPTIONS = {

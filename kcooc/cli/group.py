@@ -1,4 +1,4 @@
-"""The ``kcooc`` command: a click group; each method adds a thin command module."""
+"""The ``kcooc`` command: a click group; each method adds a thin command module, loaded lazily."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import sys
 
 import click
 
-from . import __version__
-from .cliutils import fail
+from .. import __version__
+from .runtime import fail
 
 # name -> (module, attribute, the one-line help `kcooc --help` lists). A command's module (and the
 # numerical stack behind it) is imported only when that command runs or shows its help, so
