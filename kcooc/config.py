@@ -227,8 +227,8 @@ def read_yaml(path: str) -> Any:
 def load(cls: type, path: str | None = None, overrides: dict[str, Any] | None = None) -> Any:
     """Read YAML ``path`` (optional) into ``cls`` and apply dotted-key ``overrides``.
 
-    A bad value that an override set raises an :class:`InputError` whose ``key`` is the dotted key (the
-    command line leads it with the option that set it); a bad value in the file names the file.
+    A bad value that an override set raises a :class:`ConfigValueError` naming its dotted ``key`` (the
+    command line reports its ``problem`` under the option that set it); a bad value in the file names the file.
     """
     data: dict = {}
     if path:
@@ -251,7 +251,7 @@ def load(cls: type, path: str | None = None, overrides: dict[str, Any] | None = 
     except ConfigValueError as exc:
         key = exc.key.split("[")[0]
         if overrides and overrides.get(key) is not None:
-            raise InputError(exc.problem, key=key) from None
+            raise ConfigValueError(key, exc.problem) from None
         raise InputError(f"{path}: {exc}" if path else str(exc)) from None
     except InputError as exc:
         raise InputError(f"{path}: {exc}" if path else str(exc)) from None

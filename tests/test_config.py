@@ -1,6 +1,8 @@
 import dataclasses
 import glob
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -67,10 +69,16 @@ def test_feature_space_covariance_is_bounded(tmp_path):
 
 def test_a_bad_option_value_is_reported_under_the_option(tmp_path):
     path = write(tmp_path, "kernel: {name: rbf}\n")
-    with pytest.raises(InputError, match=r"^--sigma: expected a number in \[1e-100, 1e\+100\], got 1e\+300$"):
-        config.load(PhsicConfig, path, {"kernel.sigma": 1e300}, {"kernel.sigma": "--sigma"})
-    with pytest.raises(InputError, match=r"c.yaml: config key 'kernel.rank'"):  # the file's own bad value
-        config.load(PhsicConfig, write(tmp_path, "kernel: {rank: 0}\n"), {"kernel.sigma": 1.0}, {"kernel.sigma": "--sigma"})
+    with pytest.raises(InputError, match=r"^config key 'kernel.sigma': expected a number in \[1e-100, 1e\+100\]") as bad:
+        config.load(PhsicConfig, path, {"kernel.sigma": 1e300})
+    assert bad.value.key == "kernel.sigma"  # the command line leads the problem with the option that set the key
+    with pytest.raises(InputError, match=r"c.yaml: config key 'kernel.rank'") as bad:  # the file's own bad value
+        config.load(PhsicConfig, write(tmp_path, "kernel: {rank: 0}\n"), {"kernel.sigma": 1.0})
+    assert bad.value.key is None
+    out = subprocess.run([sys.executable, "-m", "kcooc", "phsic", "train", "-c", path, "--sigma", "1e300", "-i",
+                          str(tmp_path / "none.tsv"), "-o", str(tmp_path / "m.npz")], capture_output=True, text=True)
+    assert out.returncode == 2 and out.stderr.strip() == (
+        "kcooc phsic train: error: --sigma: expected a number in [1e-100, 1e+100], got 1e+300"), out.stderr
 
 
 @pytest.mark.parametrize("content,expect", [

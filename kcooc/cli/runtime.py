@@ -44,10 +44,11 @@ def fail(message: str, exit_code: int, ctx: click.Context | None = None) -> NoRe
 
 
 def with_option(exc: KcoocError) -> str:
-    """``exc``'s message, led by the running command's option for its key where the command has one."""
+    """``exc``'s message, led by the running command's option for its key where the command has one (a
+    config value's bare ``problem`` then, as the option, not the key, was given)."""
     ctx = click.get_current_context(silent=True)
     option = option_of(exc.key, ctx.command) if ctx is not None else None
-    return f"{option}: {exc}" if option else str(exc)
+    return f"{option}: {getattr(exc, 'problem', exc)}" if option else str(exc)
 
 
 def guarded(command: Callable) -> Callable:
