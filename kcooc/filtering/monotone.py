@@ -13,8 +13,8 @@ oriented value (x_j times its orientation). The log-odds of "clean" are
   training rows showed, f_j goes on falling at its first slope instead of staying flat, so a pair
   worse than any training example on some input does not score as the worst one seen;
 * u_j = clip((x'_j - e_j,01) / (e_j,99 - e_j,01), 0, 1), the oriented input squashed into [0, 1]
-  between its 1st and 99th percentiles, and v the length input (``length``) squashed alike between
-  its 5th and 95th;
+  between its 1st and 99th percentiles, and v the length input (``length``, an unoriented input)
+  squashed alike between its 5th and 95th (without a length input, no c_j, d_j terms);
 * s_jk, c_j, d_j >= 0.
 
 On the box [0, 1] every product term is bilinear, so with non-negative weights each partial
@@ -41,16 +41,18 @@ class MonotoneLogistic:
     ----------
     orientation : array of {-1, 0, 1}
         Direction of each input column (+1: larger is cleaner; -1: larger is worse; 0: context).
-    length : int
-        Column of the input that modulates the slopes (a side's length).
+    length : int or None
+        Column of the unoriented input that modulates the slopes (a side's length); None: none.
     regularization : float
         Inverse L2 strength C.
     knots : int
         Ramps per curve.
     """
 
-    def __init__(self, orientation: np.ndarray, length: int, regularization: float = 0.1, knots: int = 8):
+    def __init__(self, orientation: np.ndarray, length: int | None, regularization: float = 0.1, knots: int = 8):
         self.orientation = np.asarray(orientation, dtype=np.int64)
+        if length is not None and not (0 <= length < self.orientation.size and self.orientation[length] == 0):
+            raise InputError("the length input must be an unoriented input")
         self.length, self.regularization, self.knots = length, regularization, knots
         self.oriented = np.flatnonzero(self.orientation != 0)
         self.signs = np.where(self.orientation == 0, 1, self.orientation)
@@ -73,19 +75,20 @@ class MonotoneLogistic:
             ramp[:, 0] = np.minimum((O[:, j] - e[0]) / (e[1] - e[0]), 1.0)
         return ramp
 
-    def _squashed(self, O: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(u of the oriented inputs, v of the length)."""
+    def _squashed(self, O: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """(u of the oriented inputs, v of the length or None)."""
         U = np.clip((O[:, self.oriented] - self.low_) / self.span_, 0.0, 1.0)
-        v = np.clip((O[:, self.length] - self.length_low_) / self.length_span_, 0.0, 1.0)
-        return U, v
+        if self.length is None:
+            return U, None
+        return U, np.clip((O[:, self.length] - self.length_low_) / self.length_span_, 0.0, 1.0)
 
     def design(self, X: np.ndarray) -> np.ndarray:
         """The model's terms of each row: the ramps of every curve, then the products."""
         O = self._oriented(X)
         U, v = self._squashed(O)
         a, b = np.triu_indices(self.oriented.size, 1)
-        return np.hstack([*(self._ramps(O, j) for j in range(O.shape[1])), U[:, a] * U[:, b], U * v[:, None],
-                          U * (1 - v)[:, None]])
+        modulated = [] if v is None else [U * v[:, None], U * (1 - v)[:, None]]
+        return np.hstack([*(self._ramps(O, j) for j in range(O.shape[1])), U[:, a] * U[:, b], *modulated])
 
     def fit(self, X: np.ndarray, clean: np.ndarray, start: "MonotoneLogistic | None" = None) -> "MonotoneLogistic":
         """Fit on rows ``X`` and whether each is clean; ``start``: a fitted model on similar rows whose
@@ -102,8 +105,9 @@ class MonotoneLogistic:
         self.edge_offsets_ = np.concatenate([[0], np.cumsum([e.size for e in edges])])
         low, high = np.quantile(O[:, self.oriented], [0.01, 0.99], axis=0)
         self.low_, self.span_ = low, np.maximum(high - low, 1e-9)
-        self.length_low_, length_high = np.quantile(O[:, self.length], [0.05, 0.95])
-        self.length_span_ = max(length_high - self.length_low_, 1e-9)
+        if self.length is not None:
+            self.length_low_, length_high = np.quantile(O[:, self.length], [0.05, 0.95])
+            self.length_span_ = max(length_high - self.length_low_, 1e-9)
         terms = self.design(X)
         curves = np.repeat(np.arange(O.shape[1]), np.diff(self.edge_offsets_) - 1)
         nonnegative = np.ones(terms.shape[1], dtype=bool)
@@ -132,20 +136,22 @@ class MonotoneLogistic:
         S = np.zeros((m, m))
         S[np.triu_indices(m, 1)] = self.weights_[curve_starts[-1] : curve_starts[-1] + m * (m - 1) // 2]
         S += S.T
-        c = self.weights_[-2 * m : -m]
-        d = self.weights_[-m:]
+        slopes = U @ S
+        if v is not None:
+            c, d = self.weights_[-2 * m : -m], self.weights_[-m:]
+            slopes += c * v[:, None] + d * (1 - v)[:, None]
         out = np.empty((len(O), m))
         for i, j in enumerate(self.oriented):
             w = self.weights_[curve_starts[j] : curve_starts[j + 1]]
             out[:, i] = (self._ramps(R, j) @ w)[0] - self._ramps(O, j) @ w
-        out += (u_ref - U) * (U @ S + c * v[:, None] + d * (1 - v)[:, None])
-        return out
+        return out + (u_ref - U) * slopes
 
     # -- persistence ------------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        length = {} if self.length is None else {"length_low": float(self.length_low_),
+                                                  "length_span": float(self.length_span_)}
         return ({"length": self.length, "regularization": self.regularization, "knots": self.knots,
-                 "intercept": float(self.intercept_), "length_low": float(self.length_low_),
-                 "length_span": float(self.length_span_)},
+                 "intercept": float(self.intercept_), **length},
                 {"orientation": self.orientation, "medians": self.medians_, "edges": self.edges_,
                  "edge_offsets": self.edge_offsets_, "low": self.low_, "span": self.span_, "weights": self.weights_})
 
@@ -153,17 +159,22 @@ class MonotoneLogistic:
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "MonotoneLogistic":
         """The model ``state`` wrote; InputError if its arrays do not fit together."""
         orientation = np.asarray(arrays["orientation"])
-        model = cls(orientation, int(params["length"]), float(params["regularization"]), int(params["knots"]))
+        if not set(orientation.tolist()) <= {-1, 0, 1}:
+            raise InputError("the monotone classifier's orientation is not in {-1, 0, 1}")
+        length = None if params["length"] is None else int(params["length"])
+        model = cls(orientation, length, float(params["regularization"]), int(params["knots"]))
         n, m = orientation.size, model.oriented.size
         offsets = np.asarray(arrays["edge_offsets"])
-        if (not set(orientation.tolist()) <= {-1, 0, 1} or not 0 <= model.length < n or offsets.shape != (n + 1,)
+        modulated = 0 if length is None else 2 * m
+        if (offsets.shape != (n + 1,)
                 or offsets[0] != 0 or np.any(np.diff(offsets) < 2) or arrays["edges"].shape != (offsets[-1],)
                 or arrays["medians"].shape != (n,) or arrays["low"].shape != (m,) or arrays["span"].shape != (m,)
-                or arrays["weights"].shape != (offsets[-1] - n + m * (m - 1) // 2 + 2 * m,)
-                or np.any(arrays["span"] <= 0) or float(params["length_span"]) <= 0):
+                or arrays["weights"].shape != (offsets[-1] - n + m * (m - 1) // 2 + modulated,)
+                or np.any(arrays["span"] <= 0) or (length is not None and float(params["length_span"]) <= 0)):
             raise InputError("the monotone classifier's arrays do not fit together")
         model.medians_, model.edges_, model.edge_offsets_ = arrays["medians"], arrays["edges"], offsets
         model.low_, model.span_, model.weights_ = arrays["low"], arrays["span"], arrays["weights"]
         model.intercept_ = float(params["intercept"])
-        model.length_low_, model.length_span_ = float(params["length_low"]), float(params["length_span"])
+        if length is not None:
+            model.length_low_, model.length_span_ = float(params["length_low"]), float(params["length_span"])
         return model

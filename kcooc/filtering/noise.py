@@ -97,8 +97,8 @@ def _misorder(text: str, rng: np.random.Generator) -> str:
     if len(units) < 2:
         return text
     for _ in range(max(1, len(units) // 4)):
-        size = int(rng.integers(1, 4))
-        at = int(rng.integers(max(len(units) - size, 1)))
+        size = int(rng.integers(1, min(3, len(units) // 2) + 1))  # two whole chunks fit: the text always changes
+        at = int(rng.integers(len(units) - 2 * size + 1))
         first, second = units[at : at + size], units[at + size : at + 2 * size]
         units[at : at + len(first) + len(second)] = second + first
     return joiner.join(units)

@@ -138,7 +138,7 @@ class PairClassifier:
         inputs = self.input_names
         self.orientation = np.array([-1 if name.endswith(("_above", "_below")) else ORIENTATION[name] for name in inputs])
         self.model_inputs = np.array([name not in TYPICALITY_ONLY for name in inputs])
-        self.length = int(np.count_nonzero(self.model_inputs[: inputs.index(LENGTH)])) if LENGTH in inputs else 0
+        self.length = int(np.count_nonzero(self.model_inputs[: inputs.index(LENGTH)])) if LENGTH in inputs else None
         self.reasons = np.flatnonzero(self.orientation != 0)  # what ``weakest`` can name besides a gated language
 
     @property
