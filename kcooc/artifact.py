@@ -111,14 +111,16 @@ def _read_model_arrays(path: str) -> dict[str, np.ndarray]:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
             names = [member.filename for member in members]
-            odd = [name for name in names if not name.endswith(".npy")] or sorted({n for n in names if names.count(n) > 1})
+            odd = ([name for name in names if not name.endswith(".npy")]
+                   or sorted({n for n in names if names.count(n) > 1}))
             if odd:
                 raise InputError(f"{path}: not a kcooc model file (member {odd[0]!r} is not one array)")
             arrays = {}
             for member in members:
                 _check_member_size(member, os.path.getsize(path), path)
                 with archive.open(member) as stream:
-                    arrays[member.filename[:-4]] = read_npy(stream, member.file_size, f"{path}: member {member.filename!r}")
+                    arrays[member.filename[:-4]] = read_npy(stream, member.file_size,
+                                                            f"{path}: member {member.filename!r}")
             return arrays
     except (OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError) as exc:
         # NotImplementedError: a compression method zipfile lacks; RuntimeError: an encrypted member
@@ -186,8 +188,8 @@ def _npy_header(stream: IO[bytes], size: int, what: str, kinds: str) -> tuple[tu
     data_bytes = math.prod(shape) * dtype.itemsize
     available = size - stream.tell()
     if data_bytes != available:
-        raise InputError(f"{what}: the header declares a {shape} array of {dtype} ({data_bytes:,} bytes), the file holds "
-                         f"{available:,} bytes of data")
+        raise InputError(f"{what}: the header declares a {shape} array of {dtype} ({data_bytes:,} bytes), "
+                         f"the file holds {available:,} bytes of data")
     return shape, fortran, dtype, data_bytes
 
 

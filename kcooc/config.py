@@ -295,7 +295,8 @@ class InputConfig:
     src_col: Union[int, str] = option(1, "x (source/context) column: 1-based index, or a header name with header: true")
     tgt_col: Union[int, str] = option(2, "y (target/response) column: 1-based index, or a header name")
     header: bool = option(False, "the first line is a header naming the columns")
-    on_error: Literal["fail", "skip"] = option("fail", "malformed line: stop with file:line (fail) or skip and count it (skip)")
+    on_error: Literal["fail", "skip"] = option("fail",
+                                               "malformed line: stop with file:line (fail) or skip and count it (skip)")
     block_size: int = option(8192, "pairs encoded and processed per block (memory ~ one block)", Range(1, 1 << 24))
     max_line_bytes: int = option(1 << 20, "lines longer than this are malformed", Range(1, 1 << 30))
 

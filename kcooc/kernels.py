@@ -186,7 +186,7 @@ def incomplete_cholesky(X, kernel: Kernel, rank: int, tol: float = 1e-6) -> tupl
         if residual[p] <= tol:
             break
         pivots.append(p)
-        column = _finite(lambda: column_of(p), kernel)
+        column = _finite(lambda p=p: column_of(p), kernel)
         A[:, j] = (column - A[:, :j] @ A[p, :j]) / np.sqrt(residual[p])
         residual -= A[:, j] ** 2
         residual[pivots] = 0.0

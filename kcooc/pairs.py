@@ -80,8 +80,8 @@ def vector_pairs(x_path: str, y_path: str, block_size: int, reader: TsvReader | 
             yield PairBlock(None, None, *rows(start, start + block_size))
         return
     if reader.on_error == "skip":
-        raise InputError("malformed lines cannot be skipped with precomputed vectors: skipped lines would misalign rows",
-                         key="input.on_error")
+        raise InputError("malformed lines cannot be skipped with precomputed vectors: "
+                         "skipped lines would misalign rows", key="input.on_error")
     offset = 0
     for block in reader:
         stop = offset + len(block.lines)

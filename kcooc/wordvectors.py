@@ -63,7 +63,8 @@ def write_word2vec_text(path: str, words: list[str], vectors: np.ndarray) -> Non
         out.write(f"{len(words)} {vectors.shape[1]}\n")
         for start in range(0, len(words), 4096):
             block = vectors[start : start + 4096]
-            out.writelines(f"{w} {' '.join(f'{v:.6g}' for v in row)}\n" for w, row in zip(words[start:], block.tolist()))
+            out.writelines(f"{w} {' '.join(f'{v:.6g}' for v in row)}\n"
+                           for w, row in zip(words[start:], block.tolist()))
 
 
 class TextVectors:
@@ -88,7 +89,8 @@ class FastTextVectors:
     def __init__(self, path: str):
         if not os.path.isfile(path):
             raise InputError(f"{path}: fastText model not found (the shipped configs' models are built by `make data` "
-                             "(en-300, dialogue) and `make data-parallel` (en-100/ja-100, filtering); or pass your own .bin)")
+                             "(en-300, dialogue) and `make data-parallel` (en-100/ja-100, filtering); "
+                             "or pass your own .bin)")
         fasttext = import_optional("fasttext", "by the fasttext encoder")
 
         fasttext.FastText.eprint = lambda *args, **kw: None  # silence its load-time warning
@@ -99,7 +101,8 @@ class FastTextVectors:
         self.path, self.dim = path, self.model.get_dimension()
 
     def lookup(self, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        vectors = np.stack([self.model.get_word_vector(w) for w in words]) if words else np.zeros((0, self.dim), np.float32)
+        vectors = (np.stack([self.model.get_word_vector(w) for w in words]) if words
+                   else np.zeros((0, self.dim), np.float32))
         return vectors, np.ones(len(words), dtype=bool)
 
 

@@ -11,7 +11,6 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import TRAIN, run
 from kcooc.ca.corpus import token_chunks
 from kcooc.ca.counting import Vocabulary, contingency_table, offset_tables, tokenize
 from kcooc.ca.model import PPMISVD, CorrespondenceAnalysis, word_similarity

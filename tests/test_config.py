@@ -49,7 +49,8 @@ def test_ranges_bound_every_number_and_list_item(tmp_path):
         config.load(PhsicConfig, write(tmp_path, "encoder: {char_ngrams: [2, 0]}\n"))
     with pytest.raises(InputError, match=r"'hashing.bits': expected an integer in \[1, 62\], got 0"):
         config.load(NskConfig, write(tmp_path, "hashing: {bits: 0}\n"))
-    with pytest.raises(InputError, match=r"'seed': expected an integer in \[0, 4294967295\], got an integer of 3322 bits"):
+    with pytest.raises(InputError,
+                       match=r"'seed': expected an integer in \[0, 4294967295\], got an integer of 3322 bits"):
         config.load(PhsicConfig, write(tmp_path, f"seed: {10**1000}\n"))
     assert config.load(NskConfig, write(tmp_path, "hashing: {bits: null}\n")).hashing.bits is None
     assert config.load(PhsicConfig, write(tmp_path, "kernel: {sigma: median}\n")).kernel.sigma == "median"
@@ -69,7 +70,8 @@ def test_feature_space_covariance_is_bounded(tmp_path):
 
 def test_a_bad_option_value_is_reported_under_the_option(tmp_path):
     path = write(tmp_path, "kernel: {name: rbf}\n")
-    with pytest.raises(InputError, match=r"^config key 'kernel.sigma': expected a number in \[1e-100, 1e\+100\]") as bad:
+    expect = r"^config key 'kernel.sigma': expected a number in \[1e-100, 1e\+100\]"
+    with pytest.raises(InputError, match=expect) as bad:
         config.load(PhsicConfig, path, {"kernel.sigma": 1e300})
     assert bad.value.key == "kernel.sigma"  # the command line leads the problem with the option that set the key
     with pytest.raises(InputError, match=r"c.yaml: config key 'kernel.rank'") as bad:  # the file's own bad value
@@ -98,7 +100,8 @@ def test_config_files_that_are_not_small_utf8_yaml_are_refused(tmp_path, content
 
 def test_alias_bombs_are_reported_briefly(tmp_path):
     """Nine levels of nine aliases expand to 9^9 items; the message shows a few of them, not all."""
-    levels = ["&a0 [" + ", ".join(["1"] * 9) + "]"] + [f"&a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    levels = (["&a0 [" + ", ".join(["1"] * 9) + "]"]
+              + [f"&a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)])
     with pytest.raises(InputError, match="'seed': expected int") as caught:
         config.load(PhsicConfig, write(tmp_path, f"seed: [{', '.join(levels)}]\n"))
     assert len(str(caught.value)) < 300

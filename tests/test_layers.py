@@ -217,7 +217,8 @@ def is_maths(module: str) -> bool:
 
 def test_the_maths_imports_neither_the_engine_nor_io_nor_the_command_line():
     graph = import_graph()
-    assert {"kcooc.phsic.model", "kcooc.filtering.scorer", "kcooc.ks.align", "kcooc.linalg"} <= set(filter(is_maths, graph))
+    assert ({"kcooc.phsic.model", "kcooc.filtering.scorer", "kcooc.ks.align", "kcooc.linalg"}
+            <= set(filter(is_maths, graph)))
     broken = {m: sorted(t for t in targets if within(t, ("kcooc.engine", "kcooc.io")) or is_command_line(t))
               for m, targets in graph.items() if is_maths(m)}
     assert {m: t for m, t in broken.items() if t} == {}
@@ -226,7 +227,8 @@ def test_the_maths_imports_neither_the_engine_nor_io_nor_the_command_line():
 def test_commands_import_pipelines_never_the_reverse():
     graph = import_graph()
     assert "kcooc.filtering.pipeline" in graph["kcooc.filtering.commands"]
-    broken = {m: sorted(t for t in targets if is_command_line(t)) for m, targets in graph.items() if not is_command_line(m)}
+    broken = {m: sorted(t for t in targets if is_command_line(t))
+              for m, targets in graph.items() if not is_command_line(m)}
     assert {m: t for m, t in broken.items() if t} == {}
 
 

@@ -10,8 +10,6 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import needs_wordnet
-
 from kcooc.srk.cache import TileCache, term_key
 from kcooc.srk.gram import PrTerm, SrkTerm, Vocabulary, combine, raw_block
 from kcooc.srk.kernel import EncodedPairs

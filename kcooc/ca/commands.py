@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from ..cli.options import (KcoocGroupOfCommands, config_options, input_option, output_option,
-                           seed_option)
+from ..cli.options import KcoocGroupOfCommands, config_options, input_option, output_option, seed_option
 from ..cli.runtime import LOG, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
 from ..errors import InputError
@@ -58,7 +57,8 @@ def ca():
 @click.option("--lowercase/--no-lowercase", default=None,
               help="Lower-case the text and split punctuation marks off words (default; text8-like text is unchanged), "
                    "or keep whitespace tokens as they are [config: lowercase].")
-@click.option("--supervision", default=None, help="SCA: 'word word score' pairs, e.g. data/benchmarks/men.txt [config: supervision].")
+@click.option("--supervision", default=None,
+              help="SCA: 'word word score' pairs, e.g. data/benchmarks/men.txt [config: supervision].")
 @click.option("--power-iterations", type=click.IntRange(min=0), default=None,
               help="Randomized SVD power iterations; with --tol the most [config: power_iterations].")
 @click.option("--tol", type=float, default=None,
@@ -66,17 +66,17 @@ def ca():
 @seed_option()
 @run_options
 @guarded
-def embed_command(config_path, print_config, input_path, output, export_w2v, method, table, window, power, vectors, dims,
-                  weight, min_count, lowercase, supervision, power_iterations, tol, seed, quiet, summary_path):
+def embed_command(config_path, print_config, input_path, output, export_w2v, method, table, window, power, vectors,
+                  dims, weight, min_count, lowercase, supervision, power_iterations, tol, seed, quiet, summary_path):
     """Count a word x context table from a token stream and decompose it by CA (or PPMI-SVD).
 
     \b
     Example:
       kcooc ca embed -c configs/text8.yaml -i data/text8 -o runs/ca-flat.npz --export-w2v runs/ca-flat.txt
     """
+    from ..wordvectors import write_word2vec_text
     from .corpus import token_chunks
     from .counting import Vocabulary, contingency_table, offset_tables
-    from ..wordvectors import write_word2vec_text
     from .model import PPMISVD, CorrespondenceAnalysis
 
     cfg = load_config(CaConfig, config_path, {
@@ -125,7 +125,8 @@ def embed_command(config_path, print_config, input_path, output, export_w2v, met
     residual = model.relative_residuals_
     convergence = {"power_iterations": model.power_iterations_, "tol": cfg.tol,
                    "converged": None if cfg.tol is None else bool(residual.max() <= cfg.tol),
-                   "max_relative_residual": float(residual.max()), "median_relative_residual": float(np.median(residual))}
+                   "max_relative_residual": float(residual.max()),
+                   "median_relative_residual": float(np.median(residual))}
     model.save(output, vocabulary.words, vocabulary.counts, config=to_dict(cfg), data_sha256=digest.hexdigest(),
                nonzeros=int(N.nnz), convergence=convergence)
     if export_w2v:

@@ -28,11 +28,11 @@ class CaConfig:
     min_count: int = option(5, "words seen fewer times are dropped from the stream before counting", Range(1, 1 << 40))
     max_vocab: Union[int, None] = option(None, "keep only the most frequent words (null = all above min_count)",
                                          Range(2, 1 << 40))
-    supervision: Union[str, None] = option(None, "SCA (Def. 5): a file of 'word word score' pairs (e.g. MEN) that tunes the "
-                                          "distances; null = LCA")
+    supervision: Union[str, None] = option(None, "SCA (Def. 5): a file of 'word word score' pairs (e.g. MEN) "
+                                          "that tunes the distances; null = LCA")
     supervision_weight: float = option(1.0, "SCA: tuning ratio of a supervised pair = 1 + weight x score / max score "
-                                       "(from -1, so that ratios stay non-negative: negative pulls similar words together); "
-                                       "see docs/results-text8.md",
+                                       "(from -1, so that ratios stay non-negative: negative pulls similar words "
+                                       "together); see docs/results-text8.md",
                                        Range(-1, 1000))
     power: float = option(
         0.25, "CA of N^power, the table raised entry by entry (0 < power <= 1; 1 = the paper's CA, 0.5 ROOT-CA, "

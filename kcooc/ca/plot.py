@@ -140,6 +140,7 @@ def place_labels(figure, axes, points: np.ndarray, labels: list[str], colours: l
     boxes = np.vstack([label_boxes, np.hstack([centres - marker, centres + marker])])
     shift = separate(boxes, fixed=np.arange(len(boxes)) >= len(labels))[: len(labels)] * 72 / figure.dpi
     for (x, y), label, colour, (dx, dy) in zip(points, labels, colours, shift):
-        leader = {"arrowstyle": "-", "color": "0.6", "lw": 0.6, "shrinkA": 0, "shrinkB": 4} if np.hypot(dx, dy) > 6 else None
+        leader = ({"arrowstyle": "-", "color": "0.6", "lw": 0.6, "shrinkA": 0, "shrinkB": 4}
+                  if np.hypot(dx, dy) > 6 else None)
         axes.annotate(label, (x, y), xytext=(offset + dx, offset + dy), textcoords="offset points", fontsize=9,
                       color=colour, arrowprops=leader, parse_math=False)

@@ -38,7 +38,8 @@ def input_options(command: Callable) -> Callable:
         click.option("--header/--no-header", default=None, help="First line names the columns [config: input.header]."),
         click.option("--on-error", type=click.Choice(["fail", "skip"]), default=None,
                      help="Malformed line: stop with file:line, or skip and count [config: input.on_error]."),
-        click.option("--block-size", type=click.IntRange(min=1), default=None, help="Pairs per block [config: input.block_size]."),
+        click.option("--block-size", type=click.IntRange(min=1), default=None,
+                     help="Pairs per block [config: input.block_size]."),
     ]
     for decorator in reversed(decorators):
         command = decorator(command)
@@ -74,8 +75,9 @@ def seed_option(help: str = "Seed for every random choice [config: seed].") -> C
 
 def config_options(command: Callable) -> Callable:
     """``-c/--config`` and ``--print-config`` (which needs none of the command's required options)."""
-    command = click.option("--print-config", is_flag=True,
-                           help="Print the resolved config (file + options) and exit; needs no input or output.")(command)
+    command = click.option(
+        "--print-config", is_flag=True,
+        help="Print the resolved config (file + options) and exit; needs no input or output.")(command)
     return click.option("--config", "-c", "config_path", default=None,
                         help="YAML config (see configs/README.md).")(command)
 

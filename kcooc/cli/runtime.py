@@ -107,7 +107,8 @@ def logging_to(name: str, quiet: bool, verbose: bool, log_file: str | None) -> I
     if log_file:
         clash = _log_file_clash(log_file)
         if clash:
-            fail(f"--log-file {log_file}: is also the command's {clash}; the log appends, so it must be another file", 2)
+            fail(f"--log-file {log_file}: is also the command's {clash}; the log appends, "
+                 "so it must be another file", 2)
         try:
             handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
         except OSError as exc:
@@ -159,7 +160,8 @@ def run_options(command: Callable) -> Callable:
 
     decorators = [
         click.option("--quiet", "-q", is_flag=True, help="No progress bar; on stderr only warnings and errors."),
-        click.option("--verbose", "-v", is_flag=True, help="Debug messages too (the resolved config, a failure's traceback)."),
+        click.option("--verbose", "-v", is_flag=True,
+                     help="Debug messages too (the resolved config, a failure's traceback)."),
         click.option("--log-file", default=None, help="Also append the messages, with times, to this file."),
         click.option("--summary", "summary_path", default=None, help="Write a one-line JSON summary here."),
     ]

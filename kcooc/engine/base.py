@@ -54,7 +54,8 @@ class Engine(abc.ABC):
         self.close()
 
     def close(self) -> None:
-        pass
+        """Release the workers; engines that hold none keep this no-op."""
+        return None
 
     @abc.abstractmethod
     def map(self, task: Callable, context: Any, items: Iterable) -> Iterator:

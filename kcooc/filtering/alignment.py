@@ -256,7 +256,8 @@ class AlignmentModel:
         offsets, priors = _prior_table(diagonal, cls.null_probability, TOKEN_LIMIT)
         accumulate = counts_t is not None
         return _expected_counts(given[1], given[0], words[1], words[0], table_t, offsets, priors,
-                                cls.null_probability, TOKEN_LIMIT, table_t if counts_t is None else counts_t, accumulate)
+                                cls.null_probability, TOKEN_LIMIT, table_t if counts_t is None else counts_t,
+                                accumulate)
 
     def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
         """The ALIGNMENT_FEATURES of each pair, (n, 6) float32."""
@@ -276,7 +277,8 @@ class AlignmentModel:
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "AlignmentModel":
         forward, reverse, diagonals = (arrays.get(key) for key in ("forward", "reverse", "diagonals"))
         if (forward is None or reverse is None or diagonals is None or forward.ndim != 2
-                or forward.shape != reverse.shape or forward.shape[0] != forward.shape[1] + 1 or diagonals.shape != (2,)):
+                or forward.shape != reverse.shape or forward.shape[0] != forward.shape[1] + 1
+                or diagonals.shape != (2,)):
             raise InputError("alignment tables are missing or have bad shapes")
         return cls(forward.astype(np.float32), reverse.astype(np.float32), diagonals)
 

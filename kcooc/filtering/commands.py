@@ -6,8 +6,17 @@ import contextlib
 
 import click
 
-from ..cli.options import (KcoocCommand, config_options, input_options, input_overrides, jobs_option, output_option,
-                           seed_option, sigma_option, work_dir_option)
+from ..cli.options import (
+    KcoocCommand,
+    config_options,
+    input_options,
+    input_overrides,
+    jobs_option,
+    output_option,
+    seed_option,
+    sigma_option,
+    work_dir_option,
+)
 from ..cli.runtime import check_directory, guarded, load_config, progress, require, run_options, write_summary
 from ..config import NULL
 from ..engine import make_engine
@@ -27,8 +36,8 @@ from .config import FilterConfig, language_defaults
 @click.option("--scores", "scores_path", default=None, help="Also write every line's score (nan if a rule dropped it).")
 @click.option("--annotated", "annotated_path", default=None,
               help="Also write every line + score, keep/drop and the reason it was dropped (learned scorer: what "
-                   "lowered a dropped line's score most, tgt_lang/src_lang or a feature (detector:feature with learn.detectors), "
-                   "and every feature's value).")
+                   "lowered a dropped line's score most, tgt_lang/src_lang or a feature (detector:feature with "
+                   "learn.detectors), and every feature's value).")
 @click.option("--scorer", type=click.Choice(["learned", "phsic"]), default=None,
               help="learned probability of a clean pair (default), or the paper's PHSIC ranking [config: scorer].")
 @click.option("--src-lang", default=None, help="Expected source language, ISO 639-1 code (e.g. en) [config: src_lang].")
@@ -36,18 +45,21 @@ from .config import FilterConfig, language_defaults
 @click.option("--top-k", type=click.IntRange(min=0), default=None, help="Keep the k best pairs [config: select.top_k].")
 @click.option("--top-ratio", type=click.FloatRange(0, 1, min_open=True), default=None,
               help="Keep this share of the pairs that pass the rules [config: select.top_ratio].")
-@click.option("--threshold", type=float, default=None, help="Keep pairs scoring at least this [config: select.threshold].")
+@click.option("--threshold", type=float, default=None,
+              help="Keep pairs scoring at least this [config: select.threshold].")
 @click.option("--word-budget", type=click.IntRange(min=0), default=None,
               help="Keep the best pairs up to this many words [config: select.word_budget].")
 @click.option("--kernel", type=click.Choice(["linear", "cos", "rbf", "laplacian", "poly"]), default=None,
               help="PHSIC kernel [config: kernel.name].")
-@click.option("--rank", type=click.IntRange(min=1), default=None, help="Incomplete Cholesky rank [config: kernel.rank].")
+@click.option("--rank", type=click.IntRange(min=1), default=None,
+              help="Incomplete Cholesky rank [config: kernel.rank].")
 @sigma_option
 @click.option("--model", "-m", "model_path", default=None,
               help="Score with this model (--save-model of a learned run; for --scorer phsic a `phsic train` model) "
                    "instead of learning one.")
 @click.option("--save-model", "save_model_path", default=None,
-              help="Also save the model learned on this corpus (.npz: the learned scorer, or PHSIC with --scorer phsic).")
+              help="Also save the model learned on this corpus (.npz: the learned scorer, or PHSIC with "
+                   "--scorer phsic).")
 @jobs_option("processes")
 @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="local processes, or a Dask cluster (--scheduler).")
@@ -95,7 +107,8 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
     }, print_config)
     guard = check_outputs(output, scores_path, annotated_path, save_model_path, summary_path,
                           inputs=[input_path, model_path, config_path])
-    require(not (model_path and save_model_path), "--model scores with an existing model; --save-model saves a learned one")
+    require(not (model_path and save_model_path),
+            "--model scores with an existing model; --save-model saves a learned one")
     require(engine != "dask" or scheduler, "--engine dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
     check_directory(work_dir, "--work-dir")
     timer = Timer()

@@ -100,10 +100,10 @@ def matched_items(sentences: list[str], stats: TextStats, kind: str) -> tuple[np
 def _scan_items(codes, lengths, digit_value, separators):  # pragma: no cover - compiled
     """Over sentences joined by one separator each: (sentence, hash) of every maximal run of
     decimal digits (hashed as ASCII digits; not the argument number of a positional ``%1$s``) and
-    of every token (maximal run of non-separators) that starts with A-Z and is not its sentence's first; and per sentence two flags: it holds
-    one of ``%{$<&`` (placeholders); it holds ``@`` or ``://``, or both ``www.`` and ``/`` (URLs
-    and e-mail addresses: a sentence needs ``/`` or ``@`` to be searched at all, and a match
-    needs ``://``, ``www.`` or ``@``)."""
+    of every token (maximal run of non-separators) that starts with A-Z and is not its sentence's first; and
+    per sentence two flags: it holds one of ``%{$<&`` (placeholders); it holds ``@`` or ``://``, or both
+    ``www.`` and ``/`` (URLs and e-mail addresses: a sentence needs ``/`` or ``@`` to be searched at all,
+    and a match needs ``://``, ``www.`` or ``@``)."""
     n = lengths.size
     number_sentence, number_hash = np.empty(codes.size, np.int64), np.empty(codes.size, np.int64)
     capital_sentence, capital_hash = np.empty(codes.size, np.int64), np.empty(codes.size, np.int64)

@@ -87,8 +87,10 @@ class LanguageGate:
         """The shares r over the ``counted`` sides (rows, gates) of each length, smoothed (count + 1) / (n + 2)."""
         buckets = self._length_buckets(F)
         at_most = self._log_posteriors(F)[:, :, None] <= LOG_POSTERIOR_EDGES  # (rows, gates, edges)
-        return np.array([[(at_most[(b == k) & counted[:, g], g].sum(axis=0) + 1) / (np.sum((b == k) & counted[:, g]) + 2)
-                          for k in range(LENGTH_EDGES.size + 1)] for g, b in enumerate(buckets.T)]).reshape(self._shape())
+        return np.array([[(at_most[(b == k) & counted[:, g], g].sum(axis=0) + 1)
+                          / (np.sum((b == k) & counted[:, g]) + 2)
+                          for k in range(LENGTH_EDGES.size + 1)]
+                         for g, b in enumerate(buckets.T)]).reshape(self._shape())
 
     def _shape(self) -> tuple[int, int, int]:
         return len(self.columns), LENGTH_EDGES.size + 1, LOG_POSTERIOR_EDGES.size

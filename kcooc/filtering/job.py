@@ -82,8 +82,8 @@ class FilterJob:
             if passing_only:
                 rows = np.flatnonzero(codes == PASS)
                 src, tgt = [src[i] for i in rows.tolist()], [tgt[i] for i in rows.tolist()]
-            yield Task(offset, src, tgt, codes, bound() if bound else NO_BOUND, text_bound() if text_bound else NO_BOUND,
-                       rows)
+            yield Task(offset, src, tgt, codes, bound() if bound else NO_BOUND,
+                       text_bound() if text_bound else NO_BOUND, rows)
             if first_pass:  # which input line each row is, for writing
                 self.work.append("linenos", block.linenos.astype(np.int64))
             offset += n

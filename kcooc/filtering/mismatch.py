@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 MISMATCH_FEATURES = ("numbers_mismatch", "placeholders_mismatch")
 
 

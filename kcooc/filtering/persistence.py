@@ -1,8 +1,8 @@
 """The ``filter`` artifact: what ``filter-parallel --save-model`` writes and ``--model`` reads.
 
 One ``.npz`` holds the three parts of the learned pair-quality score: PHSIC (arrays ``phsic_*``),
-the corpus counts (``counts_*``), the alignment tables (``alignment_*``) and the classifier (``classifier_*``), with the config, the
-encoders' specs, the feature names, the languages and the validation report in the header.
+the corpus counts (``counts_*``), the alignment tables (``alignment_*``) and the classifier (``classifier_*``),
+with the config, the encoders' specs, the feature names, the languages and the validation report in the header.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ FEATURE_VERSION = 3
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
                  data_hash: str) -> None:
-    """Write PHSIC, the corpus counts, the alignment tables and the classifier of ``learned`` with the (resolved) ``config``."""
+    """Write PHSIC, the corpus counts, the alignment tables and the classifier of ``learned`` with the (resolved)
+    ``config``."""
     phsic_params, phsic_arrays = model.state()
     classifier_params, classifier_arrays = learned.classifier.state()
     counts = {k: v.astype(np.int64) for k, v in learned.counts.arrays().items()}
@@ -87,7 +88,8 @@ def check_header(header: dict) -> None:
         raise InputError("the classifier's parameters are not a mapping")
     from_dict(FilterConfig, header["config"], prefix="config.")
     check_encoder_specs(header["encoders"])
-    from_dict(LearnConfig, {key: classifier[key] for key in ("regularization", "language_prior", "source_language_prior")
+    from_dict(LearnConfig, {key: classifier[key]
+                            for key in ("regularization", "language_prior", "source_language_prior")
                             if classifier.get(key) is not None}, prefix="classifier.")
     if not isinstance(classifier["seed"], int) or classifier["seed"] not in SEED:
         raise InputError(f"classifier seed must be an integer {SEED}, got {classifier['seed']!r}")

@@ -146,7 +146,8 @@ def load(job: FilterJob, model_path: str) -> FittedFilter:
 
 
 def nothing_passed(job: FilterJob) -> str:
-    counts = ", ".join(f"{reason} ({count:,})" for reason, count in reason_counts(job.work.array("reasons", np.uint8)).items())
+    counts = ", ".join(f"{reason} ({count:,})"
+                       for reason, count in reason_counts(job.work.array("reasons", np.uint8)).items())
     return f"{job.input_path}: none of the {job.n:,} pairs passed the rules ({counts}): nothing to learn PHSIC from"
 
 
@@ -198,8 +199,10 @@ def write_outputs(job: FilterJob, reasons: np.ndarray, scores: Scores, outputs: 
                 if annotated:
                     columns = [texts, np.where(keep, "keep", "drop").tolist(), names[codes].tolist()]
                     if explained is not None:
-                        weakest = np.where(~np.isnan(scores.scores[span]) & ~keep, scores.weakest[span].astype(np.int64), -1)
-                        columns += [weakest_names[weakest].tolist(), format_features(scores.features[span], explained.names)]
+                        weakest = np.where(~np.isnan(scores.scores[span]) & ~keep,
+                                           scores.weakest[span].astype(np.int64), -1)
+                        columns += [weakest_names[weakest].tolist(),
+                                    format_features(scores.features[span], explained.names)]
                     write_scored(annotated, block.texts(), columns, False)
 
 

@@ -52,11 +52,13 @@ def rule_reasons(src: list[str], tgt: list[str], s: TextStats, t: TextStats, rul
     if rules.max_chars is not None:
         checks.append(("too_long", np.maximum(s.lengths, t.lengths) > rules.max_chars))
     if rules.length_ratio() is not None:
-        longer, shorter = np.maximum(s.lengths, t.lengths) + LENGTH_SLACK, np.minimum(s.lengths, t.lengths) + LENGTH_SLACK
+        longer, shorter = (np.maximum(s.lengths, t.lengths) + LENGTH_SLACK,
+                           np.minimum(s.lengths, t.lengths) + LENGTH_SLACK)
         checks.append(("length_ratio", longer > rules.length_ratio() * shorter))
     if rules.control_chars:
         checks.append(("control_chars", (s.controls > 0) | (t.controls > 0)))
-    for name, texts, stats, language in (("src_script", src, s, rules.src_language), ("tgt_script", tgt, t, rules.tgt_language)):
+    for name, texts, stats, language in (("src_script", src, s, rules.src_language),
+                                         ("tgt_script", tgt, t, rules.tgt_language)):
         if language is not None:
             checks.append((name, ~script_share_ok(texts, stats, language, rules.min_script_ratio)))
     reasons = np.zeros(len(src), dtype=np.uint8)

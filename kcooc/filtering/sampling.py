@@ -32,7 +32,8 @@ class Sample:
         priorities, rows = np.concatenate([self.priorities, other.priorities]), np.concatenate([self.rows, other.rows])
         keep = np.lexsort((rows, priorities))[:limit] if limit else np.arange(rows.size)
         keep = keep[np.argsort(rows[keep], kind="stable")]
-        columns = [vstack([x, y]) if x.ndim == 2 else np.concatenate([x, y]) for x, y in zip(self.columns, other.columns)]
+        columns = [vstack([x, y]) if x.ndim == 2 else np.concatenate([x, y])
+                   for x, y in zip(self.columns, other.columns)]
         return Sample(priorities[keep], rows[keep], tuple(column[keep] for column in columns))
 
     def bound(self, limit: int | None) -> int:

@@ -55,7 +55,8 @@ def describe_rejection(stats: ReadStats, header: bool = False) -> str:
     data_lines = stats.lines - (1 if header else 0)
     if data_lines <= 0:
         return "empty input (no data lines" + (" after the header)" if header else ")")
-    reasons = ", ".join(f"{REASON_NAMES.get(reason, reason)} ({count:,})" for reason, count in stats.skipped.most_common())
+    reasons = ", ".join(f"{REASON_NAMES.get(reason, reason)} ({count:,})"
+                        for reason, count in stats.skipped.most_common())
     return f"all {data_lines:,} lines skipped: {reasons}"
 
 
@@ -176,7 +177,8 @@ class TsvReader:
                 self._set_field_count(len(row), lineno)
             if len(row) != self._n_fields:
                 what = "empty line" if not text else f"{len(row)} tab-separated fields"
-                self._malformed(lineno, "wrong_field_count", f"expected {self._n_fields} tab-separated fields, found {what}")
+                self._malformed(lineno, "wrong_field_count",
+                                f"expected {self._n_fields} tab-separated fields, found {what}")
                 continue
             lines.append(text)
             rows.append(row)

@@ -49,7 +49,8 @@ def kernels(cfg: KsConfig, source: list[str], target: list[str]) -> tuple[np.nda
 
     f = cfg.features
     if f.kind == "kernel":
-        require(f.source_kernel and f.target_kernel, "features.kind kernel needs features.source_kernel and target_kernel")
+        require(f.source_kernel and f.target_kernel,
+                "features.kind kernel needs features.source_kernel and target_kernel")
         return load_kernel(f.source_kernel, len(source)), load_kernel(f.target_kernel, len(target))
     if f.kind == "chars":
         if f.skeleton:
@@ -92,7 +93,8 @@ def ks():
 
 @ks.command("align")
 @config_options
-@click.option("--source", required=True, help="Source objects: a file (one per line) or a directory (a document per file).")
+@click.option("--source", required=True,
+              help="Source objects: a file (one per line) or a directory (a document per file).")
 @click.option("--target", required=True, help="Target objects, as --source.")
 @click.option("--seeds", "seeds_path", default=None,
               help="Seed alignments: source_id<TAB>target_id per line (s-u, s-z, mcca; optional for convex).")
@@ -139,7 +141,8 @@ def align_command(config_path, print_config, source, target, seeds_path, random_
     summary = {"command": "ks align", "method": cfg.method, "sources": len(source_ids), "targets": len(target_ids),
                "seeds": len(seeds)}
     sorter = KernelizedSorting(cfg.method, p_values=cfg.p_values(), delta=cfg.delta, max_iter=cfg.max_iter,
-                               step=cfg.ks_step, convex_iter=cfg.convex_iter, mcca_dims=cfg.mcca_dims, mcca_reg=cfg.mcca_reg)
+                               step=cfg.ks_step, convex_iter=cfg.convex_iter, mcca_dims=cfg.mcca_dims,
+                               mcca_reg=cfg.mcca_reg)
     with make_engine("local", jobs) if cfg.method in SWEEPS else contextlib.nullcontext() as engine:
         trace = sorter.fit(K, L, seeds, engine).trace_
     if sorter.p_ is not None:

@@ -52,7 +52,8 @@ class KsConfig:
     p_step: float = option(0.05, "p-smooth grid: step (the paper: 0.01)", Range(0.001, 1))
     delta: int = option(2, "s-u / s-z / mcca: new confident alignments added per iteration", Range(1, 1 << 40))
     max_iter: int = option(100, "ks / p-smooth: iterations per start at most", Range(1, 100000))
-    ks_step: float = option(0.5, "ks: weight of the new LAP solution in the convex combination", Range(0, 1, low_open=True))
+    ks_step: float = option(0.5, "ks: weight of the new LAP solution in the convex combination",
+                            Range(0, 1, low_open=True))
     convex_iter: int = option(300, "convex: Frank-Wolfe iterations at most", Range(1, 100000))
     mcca_dims: int = option(20, "mcca: kernel PCA dimensions per side", Range(1, 10000))
     mcca_reg: float = option(0.1, "mcca: ridge added to the covariances", Range(0, 1e6))

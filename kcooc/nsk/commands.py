@@ -10,8 +10,15 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from ..cli.options import (Bounded, KcoocGroupOfCommands, config_options, input_option, jobs_option, output_option,
-                           seed_option)
+from ..cli.options import (
+    Bounded,
+    KcoocGroupOfCommands,
+    config_options,
+    input_option,
+    jobs_option,
+    output_option,
+    seed_option,
+)
 from ..cli.runtime import LOG, guarded, load_config, progress, run_options, write_summary
 from ..config import from_dict, range_of, to_dict
 from ..io.outputs import atomic_output, check_outputs

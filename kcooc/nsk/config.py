@@ -8,7 +8,6 @@ from typing import Literal, Union
 from ..config import SEED, Range, option, section
 from ..errors import InputError
 
-
 METHODS = ("exact", "random-knn", "klsh")  # k-NN search (hashing.py); here so that reading a config imports no numba
 
 
@@ -35,8 +34,8 @@ class HashingConfig:
     bits: Union[int, None] = option(None, "H, bits per code (null: log2(N)/2, i.e. ~sqrt(N) buckets)", Range(1, 62))
     reference_size: Union[int, None] = option(None, "M, size of the reference set A (null: ceil(sqrt(N)); at most N)",
                                               Range(2, 1 << 40))
-    subset_size: Union[int, None] = option(None, "random-knn: size of H1 and H2 (null: M/4); klsh: t (null: min(30, M/2)); "
-                                           "at most M", Range(1, 1 << 40))
+    subset_size: Union[int, None] = option(None, "random-knn: size of H1 and H2 (null: M/4); "
+                                           "klsh: t (null: min(30, M/2)); at most M", Range(1, 1 << 40))
 
 
 @dataclasses.dataclass

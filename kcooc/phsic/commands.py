@@ -7,8 +7,16 @@ import hashlib
 import click
 import numpy as np
 
-from ..cli.options import (KcoocGroupOfCommands, config_options, input_options, input_overrides, output_option,
-                           seed_option, sigma_option, work_dir_option)
+from ..cli.options import (
+    KcoocGroupOfCommands,
+    config_options,
+    input_options,
+    input_overrides,
+    output_option,
+    seed_option,
+    sigma_option,
+    work_dir_option,
+)
 from ..cli.runtime import LOG, check_directory, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
 from ..io.outputs import atomic_output, check_outputs
@@ -19,7 +27,8 @@ from .config import PhsicConfig
 # The maths (scipy, numba) is imported where it is used, so that `--help` and option errors stay fast.
 
 vectors_options = [
-    click.option("--x-vectors", default=None, help="Precomputed x vectors (.npy, one row per pair) instead of an encoder."),
+    click.option("--x-vectors", default=None,
+                 help="Precomputed x vectors (.npy, one row per pair) instead of an encoder."),
     click.option("--y-vectors", default=None, help="Precomputed y vectors (.npy), with --x-vectors."),
 ]
 
@@ -41,7 +50,8 @@ def phsic():
 @output_option("Model file to write (.npz).", required=True)
 @click.option("--kernel", type=click.Choice(["linear", "cos", "rbf", "laplacian", "poly"]), default=None,
               help="Kernel on both sides [config: kernel.name].")
-@click.option("--rank", type=click.IntRange(min=1), default=None, help="Incomplete Cholesky rank d [config: kernel.rank].")
+@click.option("--rank", type=click.IntRange(min=1), default=None,
+              help="Incomplete Cholesky rank d [config: kernel.rank].")
 @sigma_option
 @click.option("--encoder", type=click.Choice(["hashing", "fasttext", "vectors", "wordllama"]), default=None,
               help="Sentence encoder [config: encoder.name].")
@@ -227,9 +237,11 @@ def merge_command(models, output, quiet, summary_path):
         moments = shard if moments is None else moments.merge(shard)
         hashes.append(str(header.get("data_sha256")))
     merged = PHSIC.from_state({**first_header["model"], "n": moments.n},
-                              {**first_arrays, "sum_x": moments.sum_x, "sum_y": moments.sum_y, "sum_xy": moments.sum_xy})
+                              {**first_arrays, "sum_x": moments.sum_x, "sum_y": moments.sum_y,
+                               "sum_xy": moments.sum_xy})
     kept = {k: v for k, v in first_header.items() if k not in ("kind", "format_version", "kcooc_version", "model")}
     merged.save(output, **{**kept, "merged_from": list(models),
                            "data_sha256": hashlib.sha256("".join(hashes).encode()).hexdigest()})
     LOG.info(f"merged {len(models)} models: {moments.n:,} pairs")
-    write_summary(summary_path, {"command": "phsic merge", "models": list(models), "pairs": moments.n, "output": output})
+    write_summary(summary_path, {"command": "phsic merge", "models": list(models), "pairs": moments.n,
+                                 "output": output})

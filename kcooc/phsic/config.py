@@ -8,7 +8,6 @@ from typing import Literal, Union
 from ..config import SEED, EncoderConfig, InputConfig, Range, option, section
 from ..errors import InputError
 
-
 # linear and cos have explicit feature maps (kcooc/kernels.py: feature_space), named here so that reading a
 # config imports no scipy; their dense float64 covariance C_XY has n_x x n_y entries, at most this many (2 GiB)
 FEATURE_SPACE_KERNELS = ("linear", "cos")
@@ -24,7 +23,8 @@ class KernelConfig:
         "median", "rbf/laplacian bandwidth, or 'median' for the median pairwise distance of a 1000-row sample per side "
         "(sigma^2 must stay a normal float)", Range(1e-100, 1e100))
     rank: int = option(100, "incomplete Cholesky: maximum rank d (the paper uses 100)", Range(1, 10000))
-    tol: float = option(1e-6, "incomplete Cholesky: stop when every residual diagonal is at most this", Range(0, 1, high_open=True))
+    tol: float = option(1e-6, "incomplete Cholesky: stop when every residual diagonal is at most this",
+                        Range(0, 1, high_open=True))
     sample: Union[int, None] = option(None, "incomplete Cholesky: pivots chosen from this many seeded random pairs "
                                       "(null = all, as in the paper)", Range(1, 1 << 40))
     normalize: bool = option(False, "scale sentence vectors to unit length before the kernel (rbf/laplacian/poly "
@@ -49,4 +49,5 @@ class PhsicConfig:
             entries = x.n_features * y.n_features
             if entries > MAX_COVARIANCE_ENTRIES:
                 raise InputError(f"encoder.n_features x y_encoder.n_features = {entries:,} entries of the dense "
-                                 f"covariance a {self.kernel.name} kernel keeps; at most 2^28 (2 GiB), e.g. 16384 x 16384")
+                                 f"covariance a {self.kernel.name} kernel keeps; at most 2^28 (2 GiB), "
+                                 "e.g. 16384 x 16384")

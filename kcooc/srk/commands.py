@@ -138,6 +138,7 @@ def classify_command(config_path, print_config, train_path, test_path, output, m
     if metrics_path:
         with atomic_output(metrics_path) as out:
             out.write(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
-    write_summary(summary_path, {"command": "srk classify", **metrics, "truncated_sentences": train.truncated + test.truncated,
+    write_summary(summary_path, {"command": "srk classify", **metrics,
+                                 "truncated_sentences": train.truncated + test.truncated,
                                  "seconds": timer.seconds(), "gram_seconds": gram_seconds, "term_seconds": term_seconds,
                                  "threads": numba.get_num_threads(), "config": to_dict(cfg)})

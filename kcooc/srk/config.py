@@ -44,8 +44,8 @@ class KernelTermConfig:
 
 @dataclasses.dataclass
 class SvmConfig:
-    c_grid: list[float] = option([0.01, 0.1, 1.0, 10.0, 100.0], "C values tried by cross-validation on the training set",
-                                 SVM_C)
+    c_grid: list[float] = option([0.01, 0.1, 1.0, 10.0, 100.0],
+                                 "C values tried by cross-validation on the training set", SVM_C)
     folds: int = option(10, "cross-validation folds (by question with input.qid_col)", Range(2, 1000))
     class_weight: Literal["none", "balanced"] = option("none", "balanced: weight classes by inverse frequency")
 
@@ -66,7 +66,8 @@ class SrkConfig:
     input: PairInputConfig = section(PairInputConfig, "which columns hold the label, the sentences, the question id")
     lowercase: bool = option(True, "lower-case sentences before tokenising")
     strip_punctuation: bool = option(True, "remove ASCII punctuation before splitting on spaces")
-    max_tokens: int = option(80, "longer sentences are cut to this many tokens (counted in the summary)", Range(1, 10000))
+    max_tokens: int = option(80, "longer sentences are cut to this many tokens (counted in the summary)",
+                             Range(1, 10000))
     kernels: list[KernelTermConfig] = dataclasses.field(
         default_factory=paper_kernels,
         metadata={"doc": "terms of the kernel sum, each normalised, the sum normalised (paper §4.1); default: "

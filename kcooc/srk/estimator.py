@@ -13,8 +13,8 @@ import numpy as np
 
 from ..config import check
 from ..errors import InputError, check_fitted
-from .config import KernelTermConfig, paper_kernels
 from .cache import TileCache, pairs_digest, term_key
+from .config import KernelTermConfig, paper_kernels
 from .gram import Vocabulary, build_terms, combine, raw_block
 from .svm import fit, select_c
 

@@ -18,6 +18,7 @@ from ..linalg import normalize_kernel
 from .kernel import EncodedPairs
 from .types import TypingScheme
 
+
 class Vocabulary:
     """Word ids for a list of tokenised pairs (ids only index the relations; values never depend on them)."""
 

@@ -23,7 +23,8 @@ SECTIONS = [("phsic train / phsic score", "configs/dialogue*.yaml", PhsicConfig)
 
 def main() -> None:
     print("# Config keys\n")
-    print(f"Configs are UTF-8 YAML files of at most {MAX_CONFIG_BYTES >> 20} MiB, nested at most {MAX_CONFIG_DEPTH} levels, read")
+    print(f"Configs are UTF-8 YAML files of at most {MAX_CONFIG_BYTES >> 20} MiB, "
+          f"nested at most {MAX_CONFIG_DEPTH} levels, read")
     print("with PyYAML's safe loader. An unknown key is an error naming it, and so is a value of the wrong type or")
     print("outside the range its type shows (`[a, b]` includes the bounds, `(a, b)` excludes them). CLI options")
     print("override the keys named in their `--help` ([docs/cli.md](../docs/cli.md) lists every option); an")

@@ -40,7 +40,8 @@ WRONG = {"es": ["pt", "gl", "ca", "it"], "de": ["nl", "fr"], "fr": ["es", "it", 
 
 
 def corpus_path(data: list[str], lang: str) -> str | None:
-    found = [os.path.join(d, f"programs-en-{lang}.tsv") for d in data if os.path.exists(os.path.join(d, f"programs-en-{lang}.tsv"))]
+    found = [os.path.join(d, f"programs-en-{lang}.tsv") for d in data
+             if os.path.exists(os.path.join(d, f"programs-en-{lang}.tsv"))]
     return found[0] if found else None
 
 
@@ -55,7 +56,8 @@ def read_pairs(path: str) -> dict[str, str]:
     return pairs
 
 
-def noisy_corpus(data: list[str], lang: str, size: int, rate: float, seed: int) -> tuple[list[str], list[str], list[str]]:
+def noisy_corpus(data: list[str], lang: str, size: int, rate: float,
+                 seed: int) -> tuple[list[str], list[str], list[str]]:
     """(src, tgt, kind): ``size`` real pairs, a ``rate`` share of them with a noisy target, kinds in equal shares."""
     clean = read_pairs(corpus_path(data, lang))
     rng = np.random.default_rng(seed)
@@ -116,8 +118,10 @@ def evaluate(data: list[str], lang: str, args) -> dict:
     low[np.argsort(scores, kind="stable")[:cut]] = True
     low_without = np.zeros(len(scores), bool)
     low_without[np.argsort(scores / factor, kind="stable")[:cut]] = True
-    result = {"pairs": len(src), "clean": int(clean.sum()), "clean_factor_below_half": int((clean & (factor < 0.5)).sum()),
-              "clean_lost": int((clean & low & ~low_without).sum()), "auc": roc(scores[clean], scores[~clean]), "kinds": {}}
+    result = {"pairs": len(src), "clean": int(clean.sum()),
+              "clean_factor_below_half": int((clean & (factor < 0.5)).sum()),
+              "clean_lost": int((clean & low & ~low_without).sum()), "auc": roc(scores[clean], scores[~clean]),
+              "kinds": {}}
     for name in sorted(set(kind.tolist()) - {"clean"}):
         rows = kind == name
         result["kinds"][name] = {"pairs": int(rows.sum()), "auc": roc(scores[clean], scores[rows]),
@@ -132,11 +136,13 @@ def roc(clean: np.ndarray, noise: np.ndarray) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default="data/parallel", help="directories (comma-separated) with programs-en-<lang>.tsv")
+    parser.add_argument("--data", default="data/parallel",
+                        help="directories (comma-separated) with programs-en-<lang>.tsv")
     parser.add_argument("--pairs", default="es,de,fr,uk,ru,cs,pl,ja,zh,it,nl", help="declared target languages")
     parser.add_argument("--size", type=int, default=6000, help="pairs per language pair")
     parser.add_argument("--rate", type=float, default=0.1, help="share of noisy targets")
-    parser.add_argument("--cut", type=float, default=0.2, help="a clean pair is lost in this lowest share of the scores")
+    parser.add_argument("--cut", type=float, default=0.2,
+                        help="a clean pair is lost in this lowest share of the scores")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workdir", default="runs/gate-eval")
     parser.add_argument("--out", default="docs/results-gate.md")
@@ -163,8 +169,10 @@ def write_results(args, results: dict) -> None:
              "below 1/2. `wrong:xx`: the same message's translation into xx; `english`: another pair's English.", "",
              "| pair | clean pairs | factor < 1/2 | lost | noise kinds: AUC (factor < 1/2) |", "|---|---|---|---|---|"]
     for lang, r in results.items():
-        kinds = ", ".join(f"{name} {k['auc']:.3f} ({k['factor_below_half']:.0%})" for name, k in sorted(r["kinds"].items()))
-        lines.append(f"| en-{lang} | {r['clean']:,} | {r['clean_factor_below_half']} ({r['clean_factor_below_half'] / r['clean']:.1%}) "
+        kinds = ", ".join(f"{name} {k['auc']:.3f} ({k['factor_below_half']:.0%})"
+                          for name, k in sorted(r["kinds"].items()))
+        lines.append(f"| en-{lang} | {r['clean']:,} | {r['clean_factor_below_half']} "
+                     f"({r['clean_factor_below_half'] / r['clean']:.1%}) "
                      f"| {r['clean_lost']} ({r['clean_lost'] / r['clean']:.1%}) | {kinds} |")
     write_report(args.out, lines, "gate_notes.md")
     print(f"-> {args.out}")

@@ -88,7 +88,8 @@ def description_segments(lists: str) -> dict[str, list[str]]:
 
 
 def catalogues(cache: str, package: str) -> list[str]:
-    """The gettext .mo files of a Debian package under usr/share/locale (downloaded and unpacked once into the cache)."""
+    """The gettext .mo files of a Debian package under usr/share/locale (downloaded and unpacked once into the
+    cache)."""
     root = os.path.join(cache, package)
     pattern = os.path.join(root, "usr/share/locale/*/LC_MESSAGES/*.mo")
     if not glob.glob(pattern):

@@ -47,13 +47,15 @@ CJK = {"ja": "cjk", "zh": "cjk", "ko": "cjk"}  # Han is shared by the three
 # heliport's ISO 639-3 labels (and its subdivisions of macrolanguages) that lingua does not know
 HELIPORT_EXTRA = {"cmn": "zh", "nob": "nb", "nno": "nn", "hbshrv": "hr", "hbssrp": "sr", "hbsbos": "bs", "hbs": "sh",
                   "msaind": "id", "msazsm": "ms", "msamalay": "ms", "msa": "ms", "pes": "fa", "est": "et", "uzn": "uz",
-                  "kmr": "ku", "gaz": "om", "pbt": "ps", "ayr": "ay", "glg": "gl", "oci": "oc", "cos": "co", "ina": "ia",
-                  "bre": "br", "fao": "fo", "fry": "fy", "gla": "gd", "glv": "gv", "hat": "ht", "ido": "io", "kal": "kl",
-                  "ltz": "lb", "lin": "ln", "mlg": "mg", "nav": "nv", "que": "qu", "roh": "rm", "sag": "sg", "sme": "se",
-                  "srd": "sc", "vol": "vo", "wln": "wa", "yid": "yi", "tat": "tt", "bak": "ba", "che": "ce", "chv": "cv",
-                  "oss": "os", "uig": "ug", "tuk": "tk", "kir": "ky", "tgk": "tg", "sin": "si", "khm": "km", "lao": "lo",
-                  "mya": "my", "amh": "am", "tir": "ti", "ori": "or", "asm": "as", "mal": "ml", "kan": "kn", "nep": "ne",
-                  "snd": "sd", "div": "dv", "bod": "bo", "iku": "iu", "ibo": "ig", "ewe": "ee", "jav": "jv", "mlt": "mt", "abk": "ab"}
+                  "kmr": "ku", "gaz": "om", "pbt": "ps", "ayr": "ay", "glg": "gl", "oci": "oc", "cos": "co",
+                  "ina": "ia", "bre": "br", "fao": "fo", "fry": "fy", "gla": "gd", "glv": "gv", "hat": "ht",
+                  "ido": "io", "kal": "kl", "ltz": "lb", "lin": "ln", "mlg": "mg", "nav": "nv", "que": "qu",
+                  "roh": "rm", "sag": "sg", "sme": "se", "srd": "sc", "vol": "vo", "wln": "wa", "yid": "yi",
+                  "tat": "tt", "bak": "ba", "che": "ce", "chv": "cv", "oss": "os", "uig": "ug", "tuk": "tk",
+                  "kir": "ky", "tgk": "tg", "sin": "si", "khm": "km", "lao": "lo", "mya": "my", "amh": "am",
+                  "tir": "ti", "ori": "or", "asm": "as", "mal": "ml", "kan": "kn", "nep": "ne", "snd": "sd",
+                  "div": "dv", "bod": "bo", "iku": "iu", "ibo": "ig", "ewe": "ee", "jav": "jv", "mlt": "mt",
+                  "abk": "ab"}
 SERBO_CROATIAN = ("hr", "sr", "bs")  # heliport's "hbs" (sh) is right for each
 
 PEERS_IN_VENV = """
@@ -93,7 +95,8 @@ def ours(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
     identifier = LanguageIdentifier()
     log_posteriors = identifier.log_probabilities(texts)
-    return np.asarray(identifier.languages)[log_posteriors.argmax(axis=1)], np.exp(log_posteriors.max(axis=1)) >= CONFIDENT
+    return (np.asarray(identifier.languages)[log_posteriors.argmax(axis=1)],
+            np.exp(log_posteriors.max(axis=1)) >= CONFIDENT)
 
 
 def peers(python: str, texts: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -112,7 +115,8 @@ def rates(gold, predicted, confident, mask) -> tuple[float, float, float]:
     if not mask.any():
         return float("nan"), float("nan"), float("nan")
     wrong = mask & (predicted != gold) & confident
-    same = np.array([script_group(g) is not None and script_group(g) == script_group(p) for g, p in zip(gold, predicted)])
+    same = np.array([script_group(g) is not None and script_group(g) == script_group(p)
+                     for g, p in zip(gold, predicted)])
     n = mask.sum()
     return float((predicted[mask] == gold[mask]).mean()), wrong.sum() / n, (wrong & same).sum() / n
 
@@ -135,15 +139,18 @@ def main() -> None:
     if args.peers_python:
         results.update(peers(args.peers_python, texts))
         predicted, confident = results["heliport"]
-        results["heliport"] = (np.where((predicted == "sh") & np.isin(gold, SERBO_CROATIAN), gold, predicted), confident)
+        results["heliport"] = (np.where((predicted == "sh") & np.isin(gold, SERBO_CROATIAN), gold, predicted),
+                               confident)
     names = list(results)
     shown = np.isin(gold, SHOWN)
     bounds = [0, *LENGTH_EDGES.tolist()]
     buckets = [f"{lo}-{hi - 1}" for lo, hi in zip(bounds, bounds[1:])] + [f">={bounds[-1]}"]
 
     lines = ["# Language identifiers on short program messages", "",
-             f"Command: `python -m scripts.experiments.langid.eval_langid_short {' '.join(sys.argv[1:])}`. {len(texts):,} translated gettext messages of "
-             f"{len(set(gold))} languages (GCC's in {languages['gettext']}, other programs' in {languages['programs']} with "
+             f"Command: `python -m scripts.experiments.langid.eval_langid_short {' '.join(sys.argv[1:])}`. "
+             f"{len(texts):,} translated gettext messages of "
+             f"{len(set(gold))} languages (GCC's in {languages['gettext']}, other programs' in "
+             f"{languages['programs']} with "
              "their English msgids as `en`), labelled by their catalogue. Rows: the "
              f"{int(shown.sum()):,} messages in the {len(SHOWN)} languages of the filtering benchmarks and their "
              "neighbours. acc = accuracy; conf. wrong = share answered wrongly with confidence (posterior >= "
@@ -162,7 +169,8 @@ def main() -> None:
                                                      for k, b in enumerate(buckets)), ""]
 
     lines += ["## By language, messages under 25 characters", "",
-              "| language | messages | " + " | ".join(f"{n} acc | {n} conf. wrong (top confusions)" for n in names) + " |",
+              "| language | messages | "
+              + " | ".join(f"{n} acc | {n} conf. wrong (top confusions)" for n in names) + " |",
               "|---|---|" + "---|---|" * len(names)]
     for code in SHOWN:
         mask = (gold == code) & (length <= 1)
