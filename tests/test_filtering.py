@@ -522,6 +522,70 @@ def naive_bigram(previous, word, buckets):
     return int(mix64(np.uint64(previous * buckets + word))) % buckets
 
 
+def naive_damage(s, t):
+    """DAMAGE_FEATURES of one pair, character by character as damage.py's docstring defines them."""
+    from kcooc.filtering.damage import _CONTINUATION, _LEAD, _PRIVATE_USE
+    from kcooc.text import CONTROL, LETTER, LOWER, SPACE, UPPER
+
+    def table(t, c):
+        return bool(t[min(ord(c), 0xFFFF)])
+
+    def glyphs(x):
+        count = 0
+        for i, c in enumerate(x):
+            following, preceding = x[i + 1] if i + 1 < len(x) else "\n", x[i - 1] if i else "\n"
+            glyph = (table(CONTROL, c) or table(_PRIVATE_USE, c) or c == "\ufffd") and c != "\t"
+            glyph |= table(_LEAD, c) and table(_CONTINUATION, following)
+            glyph |= c == "\\" and following in "uUxn"
+            glyph |= c == "&" and (following == "#" or table(LETTER, following)) and ";" in x[i + 2 : i + 10]
+            glyph |= c == " " and (following == " " and i > 0 or following in ",.")
+            count += glyph
+        return count / max(sum(not table(SPACE, c) for c in x), 1)
+
+    def repeats(x):
+        tokens = [naive_hash(token) % (1 << 20) for token in naive_token_list(x)]
+        bigrams = list(zip(tokens, tokens[1:]))
+        return sum(b in bigrams[:k] for k, b in enumerate(bigrams)) / max(len(bigrams), 1)
+
+    def longest_run(x):
+        runs = "".join("a" if table(LETTER, c) else " " for c in x).split()
+        return max(map(len, runs), default=0)
+
+    def caps(x):
+        upper, lower = sum(table(UPPER, c) for c in x), sum(table(LOWER, c) for c in x)
+        return upper / max(upper + lower, 1), upper + lower > 0
+
+    def symbols(x):
+        visible = [c for c in x if not table(SPACE, c)]
+        return sum(not table(LETTER, c) for c in visible) / max(len(visible), 1)
+
+    def trigrams(x):
+        x = x.lower() + "\n"
+        return {x[i : i + 3] for i in range(len(x) - 2)}
+
+    (s_caps, s_cased), (t_caps, t_cased) = caps(s), caps(t)
+    copied = len(trigrams(t) & trigrams(s)) / max(len(trigrams(t)), 1)
+    return [glyphs(s), glyphs(t), repeats(s), repeats(t), math.log1p(longest_run(s)), math.log1p(longest_run(t)),
+            abs(s_caps - t_caps) if s_cased and t_cased else 0.0, abs(symbols(s) - symbols(t)), copied]
+
+
+def test_damage_features_equal_a_per_pair_reference():
+    from kcooc.filtering.damage import damage_features
+
+    src, tgt = excerpt(150)
+    damaged = [("Caf\u00c3\u00a9 ouvert", "Cafe open"), ("the the the the file", "die Datei die Datei  ,"),
+               ("Tom &amp; Jerry &x", "; Tom &#38; Jerry \\u00e9"), ("Ã", "\u00e2\u20ac\u2122 x"),
+               ("a\x07b\ufffdc\ue000", "NOSPACESBETWEENTHEWORDSATALL"), ("", "ok"), ("SHOUTED TEXT", "quiet text"),
+               ("x &b", "amp; tail"), ("; 42 % $ ###", "words only"), ("日本語のテキスト", "日本語のテキスト")]
+    src, tgt = src + [d[0] for d in damaged], tgt + [d[1] for d in damaged]
+    buckets = 1 << 20
+    got = damage_features(src, tgt, TextStats(src), TextStats(tgt), token_sequences(src, buckets),
+                          token_sequences(tgt, buckets))
+    expected = np.array([naive_damage(s, t) for s, t in zip(src, tgt)])
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+    assert (expected[-len(damaged):] != 0).any(axis=0).all()  # every feature is exercised
+
+
 def test_corpus_features_equal_a_per_pair_reference():
     src, tgt = excerpt(200)
     fluency, word_buckets = 512, 1024

@@ -66,7 +66,8 @@ def glyph_share(stats: TextStats) -> np.ndarray:
     if entity.any():  # an ampersand followed by a name or number and a semicolon within 8 characters
         positions = np.flatnonzero(entity)
         window = np.minimum(positions[:, None] + np.arange(2, 10), codes.size - 1)
-        closed = (codes[window] == 59).any(axis=1)
+        same = sentence_of[window] == sentence_of[positions][:, None]  # never the next sentence's semicolon
+        closed = ((codes[window] == 59) & same).any(axis=1)
         entity[positions[~closed]] = False
         glyph |= entity
     glyph |= (codes == 32) & ((following == 32) & (preceding != 10) | (following == 44) | (following == 46))
