@@ -304,7 +304,8 @@ def test_learned_model_is_validated(tmp_path):
     header, arrays = artifact.load(str(tmp_path / "m.npz"), "filter")
     assert not any(a.dtype == object for a in arrays.values())
     other, _ = learned_run(tmp_path, "--model", tmp_path / "m.npz", "--tgt-lang", "de", name="o.tsv", check=False)
-    assert other.returncode == 2 and "error: --tgt-lang: " in other.stderr and "trained with tgt_lang ja" in other.stderr
+    assert (other.returncode == 2 and "error: --tgt-lang: " in other.stderr
+            and "trained with tgt_lang ja" in other.stderr)
     broken = {**arrays, "classifier_model0_weights": arrays["classifier_model0_weights"][:3]}  # too few terms
     artifact.save(str(tmp_path / "bad.npz"), "filter", broken, {k: v for k, v in header.items() if k not in (
         "kind", "format_version", "kcooc_version")})

@@ -95,7 +95,8 @@ def test_sample_runs_takes_whole_runs_per_source():
 
 # ------------------------------------------------------------------ out-of-distribution noise (ood_noise.py)
 
-OOD_PAIRS = [("File could not be opened because it is missing", "Datei konnte nicht geöffnet werden, da sie fehlt", "cli/tar"),
+OOD_PAIRS = [("File could not be opened because it is missing", "Datei konnte nicht geöffnet werden, da sie fehlt",
+              "cli/tar"),
              ("File not found", "Файл не найден", "cli/coreutils"), ("Size", "Größe", "desktop/gedit-common"),
              ("Open the file", "ファイルを開けません", "desktop/evince-common"),
              ("Cannot open %s: %s", "%s를 열 수 없습니다: %s", "cli/grep"), ("Quit", "Quit", "cli/nano"),
@@ -177,7 +178,8 @@ def test_each_ood_kind_damages_the_pair_as_documented(ood_corpus):
                 assert not t.isascii() and bytes(encoded(c, codec) for c in nt).decode("utf-8") == t
             elif kind == "spacing":
                 glued = " " in t.strip() and not ood_noise.KANA_HAN.search(t)
-                assert nt.replace(" ", "") == t.replace(" ", "") and (" " not in nt if glued else nt[1::2].strip() == "")
+                assert (nt.replace(" ", "") == t.replace(" ", "")
+                        and (" " not in nt if glued else nt[1::2].strip() == ""))
             elif kind == "markup":
                 assert (damaged.isascii() and html.unescape(damaged) == original) or without_tag(damaged) == original
             elif kind == "repeated":
@@ -190,7 +192,8 @@ def test_each_ood_kind_damages_the_pair_as_documented(ood_corpus):
     quit_pair = src.index("Quit")
     assert all(made[kind][quit_pair] is None for kind in ("mojibake", "romanised", "misordered"))
     assert ood_noise.mojibake("Файл") == "Р¤Р°Р№Р»" and ood_noise.mojibake("Größe") == "GrÃ¶ÃŸe"
-    assert ood_noise.romanised("Größe") == "Grosse" and ood_noise.spacing("ファイル %s を開く") == "フ ァ イ ル % s を 開 く"
+    assert (ood_noise.romanised("Größe") == "Grosse"
+            and ood_noise.spacing("ファイル %s を開く") == "フ ァ イ ル % s を 開 く")
     assert ood_noise.misordered("ファイルを開けません", random.Random(0)) == "開けませんファイルを"
     assert ood_noise.misordered("Datei", random.Random(0)) is None
 

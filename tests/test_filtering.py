@@ -883,7 +883,8 @@ def test_typicality_is_the_share_of_the_sample_at_most_as_clean():
                 continue
             share = np.mean(oriented <= row[j] * sign)  # the empirical lower tail (1001 quantiles: to 1/1000)
             low, high = max(share - 0.0015, 1 / 2001), share + 0.0015
-            assert 0.5 * min(0.0, math.log(low / 0.05)) - 1e-9 <= got[r, c] <= 0.5 * min(0.0, math.log(high / 0.05)) + 1e-9
+            assert (0.5 * min(0.0, math.log(low / 0.05)) - 1e-9
+                    <= got[r, c] <= 0.5 * min(0.0, math.log(high / 0.05)) + 1e-9)
     assert got[-2].sum() == pytest.approx(2 * 0.5 * math.log((1 / 2001) / 0.05))  # beyond the sample: the floor
     assert np.mean(got.sum(axis=1) == 0) > 0.85  # inside the bulk on both: factor 1
     params, arrays = typical.state()
@@ -1114,7 +1115,8 @@ def test_training_is_seeded_and_reports_held_out_numbers():
 
     first, report = train(features, list(feat.PAIR_FEATURES), src, tgt, 0.25, 1.0, seed=7)
     second, again = train(features, list(feat.PAIR_FEATURES), src, tgt, 0.25, 1.0, seed=7)
-    assert report == again and all(np.array_equal(a.weights_, b.weights_) for a, b in zip(first.models_, second.models_))
+    assert report == again and all(np.array_equal(a.weights_, b.weights_)
+                                   for a, b in zip(first.models_, second.models_))
     assert report["validation_pairs"] + report["train_pairs"] == 1200
     assert 0.7 < report["validation_roc_auc"] <= 1 and set(report["validation_recall_by_noise"]) == set(NOISE_KINDS)
     with pytest.raises(KcoocError, match="too few"):

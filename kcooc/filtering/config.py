@@ -13,12 +13,13 @@ from ..text import LANGUAGE_SCRIPTS
 Language = Union[Literal[tuple(sorted(LANGUAGE_SCRIPTS))], None]
 # ISO 639-1 codes -> the script rule's language names (languages of other Latin scripts -> latin)
 SCRIPT_LANGUAGE = {"en": "english", "ja": "japanese", "zh": "chinese", "ko": "korean", "el": "greek", "he": "hebrew",
-                   "ar": "arabic", "fa": "arabic", "ur": "arabic", "hi": "hindi", "mr": "hindi", "ne": "hindi", "th": "thai",
+                   "ar": "arabic", "fa": "arabic", "ur": "arabic", "hi": "hindi", "mr": "hindi", "ne": "hindi",
+                   "th": "thai",
                    **{code: "cyrillic" for code in ("ru", "uk", "bg", "sr", "mk", "be", "kk", "ky", "mn", "tg")},
                    **{code: "latin" for code in ("af", "az", "br", "bs", "ca", "cs", "cy", "da", "de", "eo", "es", "et",
-                                                  "eu", "fi", "fr", "ga", "gl", "hr", "hu", "id", "is", "it", "lb", "lt",
-                                                  "lv", "ms", "mt", "nb", "nl", "nn", "no", "oc", "pl", "pt", "ro", "sk",
-                                                  "sl", "sq", "sv", "sw", "tl", "tr", "vi", "wa", "xh", "zu")}}
+                                                 "eu", "fi", "fr", "ga", "gl", "hr", "hu", "id", "is", "it", "lb", "lt",
+                                                 "lv", "ms", "mt", "nb", "nl", "nn", "no", "oc", "pl", "pt", "ro", "sk",
+                                                 "sl", "sq", "sv", "sw", "tl", "tr", "vi", "wa", "xh", "zu")}}
 WIDE_SCRIPTS = {"japanese", "chinese", "korean"}  # a character carries a word or a syllable
 
 
@@ -45,20 +46,23 @@ class FilterKernelConfig(KernelConfig):
 @dataclasses.dataclass
 class RulesConfig:
     empty_side: bool = option(True, "drop pairs with an empty (or all-whitespace) side")
-    identical_sides: bool = option(True, "drop pairs whose sides are equal ignoring case and surrounding spaces (untranslated copies)")
+    identical_sides: bool = option(True, "drop pairs whose sides are equal ignoring case and surrounding spaces "
+                                   "(untranslated copies)")
     max_chars: Union[int, None] = option(1000, "drop pairs with a side longer than this many characters (null = off)",
                                          Range(1, 1 << 40))
     max_length_ratio: Union[float, Literal["auto"], None] = option(
         "auto", "drop pairs whose longer side has more than this many times the characters of the shorter, each side "
         "counted with 10 characters more, so that one-word strings (Last Name / 姓) pass (null = off); "
         "auto = 8 when one side is Chinese, Japanese or Korean and the other is not, else 3", Range(1, 1e6))
-    control_chars: bool = option(True, "drop pairs with control characters, U+FFFD (bad encoding upstream) or stray byte-order marks")
+    control_chars: bool = option(True, "drop pairs with control characters, U+FFFD (bad encoding upstream) or stray "
+                                 "byte-order marks")
     src_language: Language = option(None, "declared source language; drop pairs whose source side has letters but too "
                                     "few in its script (null = off)")
     tgt_language: Language = option(None, "declared target language, as src_language")
-    min_script_ratio: float = option(0.1, "script rule: least share of a side's letters that must be in its language's script "
-                                     "(placeholders' and URLs' letters not counted)", Range(0, 1))
-    dedup: bool = option(True, "keep only the first copy of exactly duplicated pairs (the copies still count in the statistics)")
+    min_script_ratio: float = option(0.1, "script rule: least share of a side's letters that must be in its "
+                                     "language's script (placeholders' and URLs' letters not counted)", Range(0, 1))
+    dedup: bool = option(True, "keep only the first copy of exactly duplicated pairs (the copies still count in the "
+                         "statistics)")
 
     def length_ratio(self) -> float | None:
         """max_length_ratio, with auto resolved by the declared languages' scripts."""
@@ -76,12 +80,14 @@ class SelectConfig:
                                            Range(0, 1, low_open=True))
     word_budget: Union[int, None] = option(None, "keep the best pairs until this many words (Zipporah-style)",
                                            Range(0, 1 << 62))
-    budget_side: Literal["src", "tgt", "both"] = option("src", "word_budget counts whitespace-separated words of this side")
+    budget_side: Literal["src", "tgt", "both"] = option("src",
+                                                        "word_budget counts whitespace-separated words of this side")
 
     def validate(self) -> None:
         chosen = [k for k in ("top_k", "top_ratio", "word_budget") if getattr(self, k) is not None]
         if len(chosen) > 1:
-            raise InputError(f"choose one of select.top_k, select.top_ratio, select.word_budget (got {', '.join(chosen)})")
+            raise InputError("choose one of select.top_k, select.top_ratio, select.word_budget "
+                             f"(got {', '.join(chosen)})")
 
 
 @dataclasses.dataclass
@@ -95,13 +101,14 @@ class LearnConfig:
                                    "curves of each feature between its quantiles, so one C fits every feature's scale)",
                                    Range(0, 1e6, low_open=True))
     feature_noise: float = option(1.0, "feature-space noisy examples per clean example: a clean example with one "
-                                  "disagreement feature moved into the worst learn.feature_noise_tail of the sample, so "
-                                  "the model weighs every such feature whatever the synthetic text noise moved",
+                                  "disagreement feature moved into the worst learn.feature_noise_tail of the sample, "
+                                  "so the model weighs every such feature whatever the synthetic text noise moved",
                                   Range(0, 10))
     feature_noise_tail: float = option(0.02, "the worst share of the sample that a feature-space noisy example takes "
                                        "its moved feature's value from", Range(0, 0.5, low_open=True))
     typicality_share: float = option(0.01, "typicality factor: a pair among the worst share a of the sample on some "
-                                     "feature has its score multiplied by (S / a)^w, S its share there (configs/README.md)",
+                                     "feature has its score multiplied by (S / a)^w, S its share there "
+                                     "(configs/README.md)",
                                      Range(0, 1, low_open=True))
     typicality_weight: float = option(0.5, "typicality factor: the exponent w (0: no typicality factor)",
                                       Range(0, 10))
@@ -110,8 +117,8 @@ class LearnConfig:
                              "clean sampled sides of the same length (those that the other features, without the "
                              "gate, find credible: all but learn.doubtful_share); the source side's is an input of "
                              "the classifier and a gentler gate (learn.source_language_prior)")
-    doubtful_share: float = option(0.3, "share of the sampled pairs (the clean examples, which are the corpus's own and "
-                                   "so hold its noise) that a first fit scores lowest and the final fit leaves out",
+    doubtful_share: float = option(0.3, "share of the sampled pairs (the clean examples, which are the corpus's own "
+                                   "and so hold its noise) that a first fit scores lowest and the final fit leaves out",
                                    Range(0, 1, high_open=True))
     detectors: bool = option(False, "one logistic detector per family of training noise (clean only when none fires; "
                              "--annotated then names the family) instead of one clean-vs-noise fit: twice the "
@@ -125,8 +132,8 @@ class LearnConfig:
                                           Range(0, 1, low_open=True, high_open=True))
     lexical_buckets: int = option(2048, "hashed word ids per side in the word-alignment (lexical translation) "
                                   "tables: (B + 1) x B per direction (8192: 2.6 GB)", Range(1, 1 << 13))
-    fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency model",
-                                  Range(1, 1 << 24))
+    fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency "
+                                  "model", Range(1, 1 << 24))
     word_buckets: int = option(1 << 19, "hashed words, and hashed word bigrams, per side in the word fluency model",
                                Range(2, 1 << 24))
     noise_kinds: Union[list[str], None] = option(
@@ -151,10 +158,12 @@ class FilterConfig(PhsicConfig):
 
     kernel: FilterKernelConfig = section(FilterKernelConfig, "PHSIC kernel (the paper filters with fastText + RBF)")
     rules: RulesConfig = section(RulesConfig, "hard rules applied before scoring; each drop is counted under its name")
-    select: SelectConfig = section(SelectConfig, "which scored pairs to keep; none set = every pair that passes the rules")
+    select: SelectConfig = section(SelectConfig,
+                                   "which scored pairs to keep; none set = every pair that passes the rules")
     scorer: Literal["learned", "phsic"] = option(
-        "learned", "learned: probability that a pair is clean from a classifier trained on the corpus against synthetic "
-        "noise (PHSIC, word-alignment, fluency, length, agreement and language-ID features); phsic: the paper's PHSIC ranking")
+        "learned", "learned: probability that a pair is clean from a classifier trained on the corpus against "
+        "synthetic noise (PHSIC, word-alignment, fluency, length, agreement and language-ID features); phsic: the "
+        "paper's PHSIC ranking")
     src_lang: Union[str, None] = option(None, "expected source language (ISO 639-1, e.g. en): language-ID feature, and "
                                         "rules.src_language when that is null and the script is known")
     tgt_lang: Union[str, None] = option(None, "expected target language (ISO 639-1), as src_lang")
@@ -167,7 +176,8 @@ class FilterConfig(PhsicConfig):
         for key in ("src_lang", "tgt_lang"):
             code = getattr(self, key)
             # an unknown code is an error with any scorer; the language identifier must know the learned scorer's
-            if code is not None and (code not in SCRIPT_LANGUAGE or (self.scorer == "learned" and self.learn.languages)):
+            if code is not None and (code not in SCRIPT_LANGUAGE
+                                     or (self.scorer == "learned" and self.learn.languages)):
                 from ..langid import check_language_code
 
                 try:

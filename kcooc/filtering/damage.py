@@ -44,7 +44,8 @@ _LEAD = np.zeros(1 << 16, dtype=bool)
 _LEAD[0xC2:0xF0] = True
 _CONTINUATION = np.zeros(1 << 16, dtype=bool)
 _CONTINUATION[0x80:0xC0] = True
-_CONTINUATION[[ord(bytes([b]).decode("cp1252")) for b in range(0x80, 0xA0) if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)]] = True
+_CONTINUATION[[ord(bytes([b]).decode("cp1252")) for b in range(0x80, 0xA0)
+               if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)]] = True
 _ESCAPE_LETTERS = np.zeros(128, dtype=bool)
 _ESCAPE_LETTERS[[ord(c) for c in "uUxn"]] = True
 

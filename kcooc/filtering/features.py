@@ -276,7 +276,8 @@ class CorpusCounts:
         return cls(**{name: np.stack(rows).astype(np.int32) for name, rows in tables.items()})
 
     def merge(self, other: "CorpusCounts") -> "CorpusCounts":
-        return CorpusCounts(*(np.add(a, b, dtype=np.int64) for a, b in zip(self.arrays().values(), other.arrays().values())))
+        return CorpusCounts(*(np.add(a, b, dtype=np.int64)
+                              for a, b in zip(self.arrays().values(), other.arrays().values())))
 
     def add(self, other: "CorpusCounts") -> "CorpusCounts":
         """``merge`` for a running total the caller owns: int64 sums made by the first merge (workers
@@ -355,7 +356,8 @@ class CorpusModel:
         previous, word, sentence = word_bigrams(sentences, self.word_buckets)
         b = self.interpolation
         unigram = self.unigram[side, word]
-        p = (self.bigrams[side, bigram_ids(previous, word, self.word_buckets)] + b * unigram) / (self.contexts[side, previous] + b)
+        p = ((self.bigrams[side, bigram_ids(previous, word, self.word_buckets)] + b * unigram)
+             / (self.contexts[side, previous] + b))
         n = len(sentences)
         total, count = np.bincount(sentence, np.log(p / unigram), minlength=n), np.bincount(sentence, minlength=n)
         return total / (count + self.word_prior)

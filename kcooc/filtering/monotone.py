@@ -59,57 +59,57 @@ class MonotoneLogistic:
 
     def _oriented(self, X: np.ndarray) -> np.ndarray:
         """The oriented inputs, a missing value replaced by the training rows' median."""
-        O = np.asarray(X, dtype=np.float64) * self.signs
-        missing = np.isnan(O)
+        Xo = np.asarray(X, dtype=np.float64) * self.signs
+        missing = np.isnan(Xo)
         if missing.any():
-            O[missing] = np.broadcast_to(self.medians_, O.shape)[missing]
-        return O
+            Xo[missing] = np.broadcast_to(self.medians_, Xo.shape)[missing]
+        return Xo
 
     def _edges(self, j: int) -> np.ndarray:
         return self.edges_[self.edge_offsets_[j] : self.edge_offsets_[j + 1]]
 
-    def _ramps(self, O: np.ndarray, j: int) -> np.ndarray:
+    def _ramps(self, Xo: np.ndarray, j: int) -> np.ndarray:
         e = self._edges(j)
-        ramp = np.clip((O[:, [j]] - e[:-1]) / np.diff(e), 0.0, 1.0)
+        ramp = np.clip((Xo[:, [j]] - e[:-1]) / np.diff(e), 0.0, 1.0)
         if self.orientation[j]:  # the first ramp goes on falling below the lowest edge: no floor
-            ramp[:, 0] = np.minimum((O[:, j] - e[0]) / (e[1] - e[0]), 1.0)
+            ramp[:, 0] = np.minimum((Xo[:, j] - e[0]) / (e[1] - e[0]), 1.0)
         return ramp
 
-    def _squashed(self, O: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    def _squashed(self, Xo: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """(u of the oriented inputs, v of the length or None)."""
-        U = np.clip((O[:, self.oriented] - self.low_) / self.span_, 0.0, 1.0)
+        U = np.clip((Xo[:, self.oriented] - self.low_) / self.span_, 0.0, 1.0)
         if self.length is None:
             return U, None
-        return U, np.clip((O[:, self.length] - self.length_low_) / self.length_span_, 0.0, 1.0)
+        return U, np.clip((Xo[:, self.length] - self.length_low_) / self.length_span_, 0.0, 1.0)
 
     def design(self, X: np.ndarray) -> np.ndarray:
         """The model's terms of each row: the ramps of every curve, then the products."""
-        O = self._oriented(X)
-        U, v = self._squashed(O)
+        Xo = self._oriented(X)
+        U, v = self._squashed(Xo)
         a, b = np.triu_indices(self.oriented.size, 1)
         modulated = [] if v is None else [U * v[:, None], U * (1 - v)[:, None]]
-        return np.hstack([*(self._ramps(O, j) for j in range(O.shape[1])), U[:, a] * U[:, b], *modulated])
+        return np.hstack([*(self._ramps(Xo, j) for j in range(Xo.shape[1])), U[:, a] * U[:, b], *modulated])
 
     def fit(self, X: np.ndarray, clean: np.ndarray, start: "MonotoneLogistic | None" = None) -> "MonotoneLogistic":
         """Fit on rows ``X`` and whether each is clean; ``start``: a fitted model on similar rows whose
         weights start the Newton iterations (the same optimum, fewer steps)."""
         with np.errstate(all="ignore"):
             self.medians_ = np.nan_to_num(np.nanmedian(np.asarray(X, dtype=np.float64) * self.signs, axis=0))
-        O = self._oriented(X)
+        Xo = self._oriented(X)
         grid = np.linspace(0.0, 1.0, self.knots + 1)
         edges = []
-        for j in range(O.shape[1]):
-            e = np.unique(np.quantile(O[:, j], grid))
+        for j in range(Xo.shape[1]):
+            e = np.unique(np.quantile(Xo[:, j], grid))
             edges.append(e if e.size > 1 else np.array([e[0], e[0] + 1.0]))
         self.edges_ = np.concatenate(edges)
         self.edge_offsets_ = np.concatenate([[0], np.cumsum([e.size for e in edges])])
-        low, high = np.quantile(O[:, self.oriented], [0.01, 0.99], axis=0)
+        low, high = np.quantile(Xo[:, self.oriented], [0.01, 0.99], axis=0)
         self.low_, self.span_ = low, np.maximum(high - low, 1e-9)
         if self.length is not None:
-            self.length_low_, length_high = np.quantile(O[:, self.length], [0.05, 0.95])
+            self.length_low_, length_high = np.quantile(Xo[:, self.length], [0.05, 0.95])
             self.length_span_ = max(length_high - self.length_low_, 1e-9)
         terms = self.design(X)
-        curves = np.repeat(np.arange(O.shape[1]), np.diff(self.edge_offsets_) - 1)
+        curves = np.repeat(np.arange(Xo.shape[1]), np.diff(self.edge_offsets_) - 1)
         nonnegative = np.ones(terms.shape[1], dtype=bool)
         nonnegative[: curves.size] = self.orientation[curves] != 0
         warm = start is not None and start.weights_.shape == (terms.shape[1],)
@@ -127,8 +127,8 @@ class MonotoneLogistic:
     def losses(self, X: np.ndarray, reference: np.ndarray) -> np.ndarray:
         """(rows, oriented inputs): how much higher each row's log-odds would be with that one input
         at its value in ``reference`` (exact: the log-odds are linear in each input's curve and u)."""
-        O, R = self._oriented(X), self._oriented(np.asarray(reference, dtype=np.float64)[None, :])
-        U, v = self._squashed(O)
+        Xo, R = self._oriented(X), self._oriented(np.asarray(reference, dtype=np.float64)[None, :])
+        U, v = self._squashed(Xo)
         u_ref = self._squashed(R)[0][0]
         m = self.oriented.size
         curve_sizes = np.diff(self.edge_offsets_) - 1
@@ -140,10 +140,10 @@ class MonotoneLogistic:
         if v is not None:
             c, d = self.weights_[-2 * m : -m], self.weights_[-m:]
             slopes += c * v[:, None] + d * (1 - v)[:, None]
-        out = np.empty((len(O), m))
+        out = np.empty((len(Xo), m))
         for i, j in enumerate(self.oriented):
             w = self.weights_[curve_starts[j] : curve_starts[j + 1]]
-            out[:, i] = (self._ramps(R, j) @ w)[0] - self._ramps(O, j) @ w
+            out[:, i] = (self._ramps(R, j) @ w)[0] - self._ramps(Xo, j) @ w
         return out + (u_ref - U) * slopes
 
     # -- persistence ------------------------------------------------------------------------------

@@ -49,11 +49,12 @@ MINHASHES = 4
 NOISE_KINDS = ("misaligned", "near_miss", "truncated", "copied_source", "untranslated", "words_dropped", "partial_copy",
                "numbers_changed", "placeholders_changed", "joined", "swapped_sides", "misordered")
 
-# What each kind of noise breaks: with learn.detectors the learned score has one detector per family (scorer.PairClassifier).
-NOISE_FAMILIES = {"misaligned": "misaligned", "near_miss": "misaligned", "truncated": "length", "words_dropped": "length",
-                  "joined": "length", "copied_source": "untranslated", "untranslated": "untranslated",
-                  "partial_copy": "untranslated", "swapped_sides": "untranslated", "numbers_changed": "numbers",
-                  "placeholders_changed": "numbers", "misordered": "order"}
+# What each kind of noise breaks: with learn.detectors the learned score has one detector per family
+# (scorer.PairClassifier).
+NOISE_FAMILIES = {"misaligned": "misaligned", "near_miss": "misaligned", "truncated": "length",
+                  "words_dropped": "length", "joined": "length", "copied_source": "untranslated",
+                  "untranslated": "untranslated", "partial_copy": "untranslated", "swapped_sides": "untranslated",
+                  "numbers_changed": "numbers", "placeholders_changed": "numbers", "misordered": "order"}
 
 
 def _units(text: str) -> tuple[list[str], str]:
@@ -86,7 +87,8 @@ def _partial_copy(src: str, tgt: str, share: float) -> str:
 
 def _change_numbers(src: str, tgt: str, rng: np.random.Generator) -> str:
     if any(c.isdigit() for c in tgt):
-        return "".join(str((int(c) + int(rng.integers(1, 10))) % 10) if c.isdecimal() and c.isascii() else c for c in tgt)
+        return "".join(str((int(c) + int(rng.integers(1, 10))) % 10) if c.isdecimal() and c.isascii() else c
+                       for c in tgt)
     units, joiner = _units(tgt)
     at = int(rng.integers(len(units) + 1))
     return joiner.join(units[:at] + [str(int(rng.integers(1, 10_000)))] + units[at:])

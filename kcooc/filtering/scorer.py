@@ -136,7 +136,8 @@ class PairClassifier:
         self.columns = [k for k, name in enumerate(self.names) if name not in self.gate.gated]
         self.deviation_columns = [k for k in self.columns if self.names[k] in DEVIATIONS]
         inputs = self.input_names
-        self.orientation = np.array([-1 if name.endswith(("_above", "_below")) else ORIENTATION[name] for name in inputs])
+        self.orientation = np.array([-1 if name.endswith(("_above", "_below")) else ORIENTATION[name]
+                                     for name in inputs])
         self.model_inputs = np.array([name not in TYPICALITY_ONLY for name in inputs])
         self.length = int(np.count_nonzero(self.model_inputs[: inputs.index(LENGTH)])) if LENGTH in inputs else None
         self.reasons = np.flatnonzero(self.orientation != 0)  # what ``weakest`` can name besides a gated language
@@ -192,7 +193,8 @@ class PairClassifier:
         clean = labels == 0
         present = np.unique(labels[~clean])
         detectors = [self.detectors[k - 1] for k in present]  # the noise classes seen in training
-        if len(detectors) * self.reasons.size + len(self.gate.columns) > 255:  # weakest is uint8: refused before fitting
+        # weakest is uint8: refused before fitting
+        if len(detectors) * self.reasons.size + len(self.gate.columns) > 255:
             raise InputError(f"{len(detectors)} detectors x {self.reasons.size} inputs are too many reasons")
         F = np.asarray(F, dtype=np.float64)
         self.medians_ = np.array([np.nanmedian(F[clean, k]) for k in self.deviation_columns])
@@ -298,12 +300,14 @@ class PairClassifier:
         typical_params, typical_arrays = self.typicality_.state()
         models = [model.state() for model in self.models_]
         params = {"names": self.names, "regularization": self.regularization, "seed": self.seed,
-                  "detectors": self.detectors, "fitted_detectors": self.detectors_, "feature_noise": self.feature_noise,
+                  "detectors": self.detectors, "fitted_detectors": self.detectors_,
+                  "feature_noise": self.feature_noise,
                   "feature_noise_tail": self.feature_noise_tail, "typicality": typical_params, **gate_params,
                   "models": [model_params for model_params, _ in models]}
         arrays = {"medians": self.medians_, "reference": self.reference_, **gate_arrays,
                   **{f"typicality_{k}": v for k, v in typical_arrays.items()},
-                  **{f"model{k}_{name}": v for k, (_, model_arrays) in enumerate(models) for name, v in model_arrays.items()}}
+                  **{f"model{k}_{name}": v for k, (_, model_arrays) in enumerate(models)
+                     for name, v in model_arrays.items()}}
         return params, arrays
 
     @classmethod
@@ -352,7 +356,8 @@ class LearnedScorer:
 
     def extractor(self, src_lang: str | None, tgt_lang: str | None, encoders, phsic) -> FeatureExtractor:
         """Every feature of a pair, with the pair ``encoders`` and a fitted ``phsic``."""
-        return FeatureExtractor(self.names, src_lang, tgt_lang, encoders, phsic, CorpusModel(self.counts), self.alignment)
+        return FeatureExtractor(self.names, src_lang, tgt_lang, encoders, phsic, CorpusModel(self.counts),
+                                self.alignment)
 
 
 def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
@@ -383,7 +388,8 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
         fit(src + noisy_src, tgt + noisy_tgt)
     F = features(src + noisy_src, tgt + noisy_tgt)
     clean = np.repeat([True, False], len(src))
-    families = list(dict.fromkeys(NOISE_FAMILIES[kind] for kind in noise_kinds or NOISE_KINDS)) if detectors else ["noise"]
+    families = (list(dict.fromkeys(NOISE_FAMILIES[kind] for kind in noise_kinds or NOISE_KINDS)) if detectors
+                else ["noise"])
     family = np.array([families.index(NOISE_FAMILIES[kind]) if NOISE_FAMILIES[kind] in families else 0
                        for kind in NOISE_KINDS]) + 1
     labels = np.concatenate([np.zeros(len(src), dtype=np.int64), family[kinds]])
@@ -403,7 +409,8 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
         keep[rows[np.argsort(p, kind="stable")[:doubtful]]] = False
         # the gate is calibrated without the pairs the other features doubt: the share ranked with the gate's own
         # factors would hold the clean sides it doubts, and a gate fitted without them would doubt them all the more
-        credible = np.delete(rows, np.argsort(p / classifier.gate.factors(F[rows]).prod(axis=1), kind="stable")[:doubtful])
+        credible = np.delete(rows, np.argsort(p / classifier.gate.factors(F[rows]).prod(axis=1),
+                                              kind="stable")[:doubtful])
         classifier = classifier_on(keep, start=classifier)  # from the first fit: fewer Newton steps
         classifier.gate.fit(F[credible])
     p = classifier.predict_proba(F[held])

@@ -47,23 +47,23 @@ class Typicality:
 
     def fit(self, X: np.ndarray) -> "Typicality":
         """Keep ``GRID`` quantiles of every oriented input over the rows ``X`` (the sample's pairs)."""
-        O = self._oriented(X)
+        Xo = self._oriented(X)
         with np.errstate(all="ignore"):
-            quantiles = np.nanquantile(O, np.linspace(0.0, 1.0, GRID), axis=0).T
+            quantiles = np.nanquantile(Xo, np.linspace(0.0, 1.0, GRID), axis=0).T
         self.quantiles_ = np.where(np.isnan(quantiles), 0.0, quantiles)
-        self.rows_ = len(O)
+        self.rows_ = len(Xo)
         return self
 
     def log_factors(self, X: np.ndarray) -> np.ndarray:
         """(rows, oriented inputs): each input's term w min(0, log(S_j / a)) of the log factor (0 for a
         missing value)."""
-        O = self._oriented(X)
+        Xo = self._oriented(X)
         probabilities = np.linspace(0.0, 1.0, GRID)
-        out = np.zeros(O.shape)
+        out = np.zeros(Xo.shape)
         floor = 1.0 / (self.rows_ + 1)
-        for i in range(O.shape[1]):
-            tail = np.maximum(np.interp(O[:, i], self.quantiles_[i], probabilities, left=0.0), floor)
-            out[:, i] = np.where(np.isnan(O[:, i]), 0.0, self.weight * np.minimum(0.0, np.log(tail / self.share)))
+        for i in range(Xo.shape[1]):
+            tail = np.maximum(np.interp(Xo[:, i], self.quantiles_[i], probabilities, left=0.0), floor)
+            out[:, i] = np.where(np.isnan(Xo[:, i]), 0.0, self.weight * np.minimum(0.0, np.log(tail / self.share)))
         return out
 
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:

@@ -76,11 +76,14 @@ from scripts.reports import write_report
 KINDS = ["neighbour", "wrong_language", "source_language", "partial", "joined", "boilerplate", "numbers"]
 # target language -> (script-rule language, language of the wrong-language material, OpusFilter script)
 PAIRS = {"ja": ("japanese", "zh", None), "de": ("latin", "fr", "Latin"), "fr": ("latin", "de", "Latin")}
-# out-of-distribution test sets: name -> (target language, corpus files, files of wrong-language material, OpusFilter script)
+# out-of-distribution test sets: name -> (target language, corpus files, files of wrong-language material,
+# OpusFilter script)
 OOD_SETS = {
-    "ru": ("ru", ["descriptions-en-ru.tsv", "programs-en-ru.tsv"], ["descriptions-en-uk.tsv", "programs-en-uk.tsv"], "Cyrillic"),
+    "ru": ("ru", ["descriptions-en-ru.tsv", "programs-en-ru.tsv"], ["descriptions-en-uk.tsv", "programs-en-uk.tsv"],
+           "Cyrillic"),
     "ko": ("ko", ["descriptions-en-ko.tsv", "programs-en-ko.tsv"], ["en-zh.tsv", "programs-en-zh.tsv"], "Hangul"),
-    "pl": ("pl", ["descriptions-en-pl.tsv", "programs-en-pl.tsv"], ["descriptions-en-cs.tsv", "programs-en-cs.tsv"], "Latin"),
+    "pl": ("pl", ["descriptions-en-pl.tsv", "programs-en-pl.tsv"], ["descriptions-en-cs.tsv", "programs-en-cs.tsv"],
+           "Latin"),
     "de-programs": ("de", ["programs-en-de.tsv"], ["programs-en-nl.tsv"], "Latin"),
     "fr-programs": ("fr", ["programs-en-fr.tsv"], ["programs-en-it.tsv"], "Latin"),
     "ja-programs": ("ja", ["programs-en-ja.tsv"], ["programs-en-zh.tsv"], None),
@@ -92,7 +95,8 @@ CLOSEST_FAMILY = {"neighbour": "misaligned", "wrong_language": "untranslated", "
                   "misordered": "order", "mojibake": "untranslated", "spacing": "length", "markup": "numbers",
                   "repeated": "length", "length_matched": "misaligned", "romanised": "untranslated"}
 RULES_OFF = {"empty_side": False, "identical_sides": False, "max_chars": None, "max_length_ratio": None,
-             "control_chars": False, "dedup": False, "min_script_ratio": 0.0}  # script rule off even when languages are declared
+             "control_chars": False, "dedup": False,
+             "min_script_ratio": 0.0}  # script rule off even when languages are declared
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(«A-ZÀ-Ý0-9])|(?<=[。！？])")
 CLAUSE_MARK = re.compile(r"[,;:、，；]")
 NUMBER = re.compile(r"\d+")
@@ -189,7 +193,8 @@ def boilerplate(material: list[str], rng: random.Random) -> str:
 
 
 def inject_noise(src: list[str], tgt: list[str], source: list[str], other: dict[str, str], rate: float,
-                 seed: int, joiner: str = " ", extra: dict[str, list] | None = None) -> tuple[list[str], list[str], np.ndarray]:
+                 seed: int, joiner: str = " ",
+                 extra: dict[str, list] | None = None) -> tuple[list[str], list[str], np.ndarray]:
     """Replace ``rate`` of the pairs by noise, equal shares of ``KINDS`` and the kinds of ``extra`` (a kind
     short of eligible pairs leaves its share to the others); returns the new sides and each pair's kind
     index into ``KINDS + list(extra)`` (-1 = clean).
@@ -210,7 +215,8 @@ def inject_noise(src: list[str], tgt: list[str], source: list[str], other: dict[
             "source_language": (src[i], src[j]) if j >= 0 else None,
             "partial": (src[i], part) if part else None,
             "joined": None if j < 0 else (
-                (f"{src[min(i, j)]} {src[max(i, j)]}", tgt[i]) if i % 2 else (src[i], joiner.join((tgt[min(i, j)], tgt[max(i, j)])))),
+                (f"{src[min(i, j)]} {src[max(i, j)]}", tgt[i]) if i % 2
+                else (src[i], joiner.join((tgt[min(i, j)], tgt[max(i, j)])))),
             "boilerplate": None if not filler else (filler, filler) if i % 2 else (src[i], filler),
             "numbers": (src[i], mismatch) if mismatch else None,
         }
@@ -239,7 +245,8 @@ def detection(scores: np.ndarray, kind: np.ndarray, rate: float, names: list[str
     noise = kind >= 0
     scores = np.asarray(scores, dtype=np.float64)
     finite = scores[np.isfinite(scores)]
-    scores = np.nan_to_num(scores, nan=(finite.min() if finite.size else 0.0) - 1.0)  # finite: roc_auc_score refuses inf
+    # finite: roc_auc_score refuses inf
+    scores = np.nan_to_num(scores, nan=(finite.min() if finite.size else 0.0) - 1.0)
     flagged = np.zeros(len(scores), dtype=bool)
     flagged[np.lexsort((np.arange(len(scores)), scores))[: int(round(rate * len(scores)))]] = True
     return {**aucs(scores, kind, names), "precision": float((flagged & noise).sum() / max(flagged.sum(), 1)),
@@ -250,7 +257,8 @@ def aucs(scores: np.ndarray, kind: np.ndarray, names: list[str]) -> dict:
     clean = scores[kind < 0]
 
     def auc(bad):
-        return roc_auc_score(np.r_[np.ones(clean.size), np.zeros(bad.size)], np.r_[clean, bad]) if bad.size else float("nan")
+        return (roc_auc_score(np.r_[np.ones(clean.size), np.zeros(bad.size)], np.r_[clean, bad]) if bad.size
+                else float("nan"))
     return {"auc": auc(scores[kind >= 0]), **{name: auc(scores[kind == k]) for k, name in enumerate(names)}}
 
 
@@ -264,7 +272,8 @@ def dropping(dropped: np.ndarray, kind: np.ndarray, names: list[str]) -> dict:
 
 # ---------------------------------------------------------------------------------------- scorers
 
-def run_kcooc(corpus: str, workdir: str, name: str, config: dict | None, options: list[str]) -> tuple[np.ndarray, np.ndarray, float]:
+def run_kcooc(corpus: str, workdir: str, name: str, config: dict | None,
+              options: list[str]) -> tuple[np.ndarray, np.ndarray, float]:
     """``kcooc filter-parallel`` on the corpus: every line's score, which lines a rule dropped, seconds.
     With every rule off (``RULES_OFF``) a dropped line is an error: the ranking must cover every pair."""
     command = [sys.executable, "-m", "kcooc", "filter-parallel", "-i", corpus, "-q", *options]
@@ -279,7 +288,8 @@ def run_kcooc(corpus: str, workdir: str, name: str, config: dict | None, options
                               "--annotated", paths["annotated"]], check=True)
     seconds = time.perf_counter() - start
     scores = np.array([float(s) for s in open(paths["scores"]).read().split()])
-    reasons = [line.rstrip("\n").split("\t")[4] for line in open(paths["annotated"], encoding="utf-8")]  # after src, tgt, score, keep/drop
+    # after src, tgt, score, keep/drop
+    reasons = [line.rstrip("\n").split("\t")[4] for line in open(paths["annotated"], encoding="utf-8")]
     ruled = np.array([r not in ("-", "not_selected", "below_threshold") for r in reasons])
     if config is not None and config.get("rules") == RULES_OFF and ruled.any():
         raise RuntimeError(f"{name}: rules are off but {int(ruled.sum())} lines were dropped by a rule")
@@ -287,7 +297,8 @@ def run_kcooc(corpus: str, workdir: str, name: str, config: dict | None, options
 
 
 def kcooc_has(option: str) -> bool:
-    text = subprocess.run([sys.executable, "-m", "kcooc", "filter-parallel", "--help"], capture_output=True, text=True).stdout
+    text = subprocess.run([sys.executable, "-m", "kcooc", "filter-parallel", "--help"], capture_output=True,
+                          text=True).stdout
     return option in text
 
 
@@ -329,8 +340,9 @@ def opusfilter_run(src: list[str], tgt: list[str], lang: str, script: str | None
     def autogen(method: str) -> tuple[str, list]:
         """opusfilter-autogen's config for this corpus (``clustering`` is its default method) and its filters."""
         path = os.path.join(workdir, f"autogen-{method}.yaml")
-        command = [os.path.join(binary, "opusfilter-autogen"), "--files", *files, "--langs", "en", lang, "--method", method,
-                   "--work-dir", workdir, "--inter-dir", os.path.join(workdir, method), "--overwrite", "-o", path]
+        command = [os.path.join(binary, "opusfilter-autogen"), "--files", *files, "--langs", "en", lang,
+                   "--method", method, "--work-dir", workdir, "--inter-dir", os.path.join(workdir, method),
+                   "--overwrite", "-o", path]
         subprocess.run(command + (["--scripts", "Latin", script] if script else []), check=True, cwd=workdir,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         steps = yaml.safe_load(open(path, encoding="utf-8"))["steps"]
@@ -363,8 +375,9 @@ def opusfilter_run(src: list[str], tgt: list[str], lang: str, script: str | None
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         times.append(time.perf_counter() - start)
     probabilities = np.loadtxt(os.path.join(workdir, "probabilities.txt"))
-    return {"scores": probabilities, "kept": kept, "filter_seconds": seconds, "filters": filter_step["parameters"]["filters"],
-            "features": features, "score_seconds": sum(times), "lines_per_second": len(src) / seconds,
+    return {"scores": probabilities, "kept": kept, "filter_seconds": seconds,
+            "filters": filter_step["parameters"]["filters"], "features": features, "score_seconds": sum(times),
+            "lines_per_second": len(src) / seconds,
             "score_lines_per_second": len(src) / times[0], "standard_filters": [next(iter(f)) for f in filters]}
 
 
@@ -388,7 +401,8 @@ def bicleaner_scores(src: list[str], tgt: list[str], lang: str, workdir: str, ve
     with open(pairs, "w", encoding="utf-8") as f:
         f.writelines(f"{s}\t{t}\n" for s, t in zip(src, tgt))
     subprocess.run([os.path.join(venv, "bin", "bicleaner-hardrules"), pairs, tagged, "-s", "en", "-t", lang, "-p", "1",
-                    "--disable_lang_ident", "--disable_lm_filter", "--disable_porn_removal", "--annotated_output", "-A", "-q"],
+                    "--disable_lang_ident", "--disable_lm_filter", "--disable_porn_removal", "--annotated_output",
+                    "-A", "-q"],
                    check=True, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(tagged, encoding="utf-8") as f:
         tags = [line.rstrip("\n").rsplit("\t", 1)[-1] for line in f]
@@ -433,7 +447,8 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
     lang, files, other_files, script = corpus_spec(name, in_distribution)
     missing = [f for f in files if not os.path.exists(os.path.join(args.data, f))]
     if missing:
-        raise SystemExit(f"{', '.join(missing)} not in {args.data}: build them with make data-parallel data-parallel-ood")
+        raise SystemExit(f"{', '.join(missing)} not in {args.data}: build them with make data-parallel "
+                         "data-parallel-ood")
     src, tgt, source = read_files(args.data, files)
     group = [s.split("/")[0] for s in source]  # cli/coreutils -> cli: the sample weighs each group the same
     per_group = args.per_source if in_distribution else args.ood_pairs // len(set(group))
@@ -454,7 +469,8 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
         f.writelines(f"{names[k] if k >= 0 else 'clean'}\n" for k in kind)
 
     hashing = {"name": "hashing", "n_features": 1024, "word_ngrams": 2}
-    y_hashing = {"name": "hashing", "n_features": 1024, "word_ngrams": 0, "char_ngrams": [1, 2]} if lang == "ja" else hashing
+    y_hashing = ({"name": "hashing", "n_features": 1024, "word_ngrams": 0, "char_ngrams": [1, 2]} if lang == "ja"
+                 else hashing)
     phsic = {"encoder": hashing, "y_encoder": y_hashing, "kernel": {"name": "cos"}}
     learned = kcooc_has("--scorer")
     phsic_options = ["--scorer", "phsic"] if learned else []
@@ -485,17 +501,21 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
         timed("length ratio (chars)", lambda: length_ratio_scores(src, tgt))
         if in_distribution:
             scores, _, seconds = run_kcooc(corpus, workdir, "phsic", {**phsic, "rules": RULES_OFF}, phsic_options)
-            results["kcooc pure PHSIC (hashing, cos)"] = {**detection(scores, kind, args.rate, names), "seconds": seconds}
+            results["kcooc pure PHSIC (hashing, cos)"] = {**detection(scores, kind, args.rate, names),
+                                                          "seconds": seconds}
     if learned:
         results["kcooc learned (default)"] = learned_mean("learned", {"rules": RULES_OFF})
         for family in dict.fromkeys(NOISE_FAMILIES.values()):
             trained = [k for k in NOISE_KINDS if NOISE_FAMILIES[k] != family]
-            lofo[family] = learned_mean(f"learned-without-{family}", {"rules": RULES_OFF, "learn": {"noise_kinds": trained}})
+            lofo[family] = learned_mean(f"learned-without-{family}",
+                                        {"rules": RULES_OFF, "learn": {"noise_kinds": trained}})
     if args.learned_only:
         return evaluation
-    if in_distribution and lang == "ja" and all(os.path.exists(os.path.join(args.fasttext, f"{x}-100.bin")) for x in ("en", "ja")):
+    if in_distribution and lang == "ja" and all(os.path.exists(os.path.join(args.fasttext, f"{x}-100.bin"))
+                                                for x in ("en", "ja")):
         fasttext = {"encoder": {"name": "fasttext", "model": os.path.join(args.fasttext, "en-100.bin")},
-                    "y_encoder": {"name": "fasttext", "model": os.path.join(args.fasttext, "ja-100.bin"), "split_cjk": True},
+                    "y_encoder": {"name": "fasttext", "model": os.path.join(args.fasttext, "ja-100.bin"),
+                                  "split_cjk": True},
                     "kernel": {"name": "rbf", "rank": 100, "normalize": True}, "rules": RULES_OFF}
         scores, _, seconds = run_kcooc(corpus, workdir, "paper", fasttext, phsic_options)
         results["kcooc pure PHSIC (fastText, RBF-ICD d=100: the paper's)"] = {
@@ -506,8 +526,8 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
         opus = opusfilter_run(src, tgt, lang, script, os.path.join(workdir, "opusfilter"), args.opusfilter_venv)
         results["OpusFilter classifier probability"] = {**detection(opus["scores"], kind, args.rate, names),
                                                         "seconds": opus["score_seconds"]}
-        results["OpusFilter autogen filters (keep/drop)"] = {**detection(opus["kept"].astype(float), kind, args.rate, names),
-                                                             "seconds": opus["filter_seconds"]}
+        results["OpusFilter autogen filters (keep/drop)"] = {
+            **detection(opus["kept"].astype(float), kind, args.rate, names), "seconds": opus["filter_seconds"]}
         evaluation["opus"] = {k: v for k, v in opus.items() if k not in ("scores", "kept")}
     if args.bicleaner_venv:
         timed("bicleaner-hardrules (rules failed)",
@@ -520,7 +540,8 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
                                                  "rules": dropping(ruled, kind, names)}
         if learned:
             scores, ruled, seconds = run_kcooc(corpus, workdir, "learned-rules", None, languages)
-            pipelines["kcooc rules + learned (no config)"] = {**detection(scores, kind, args.rate, names), "seconds": seconds,
+            pipelines["kcooc rules + learned (no config)"] = {**detection(scores, kind, args.rate, names),
+                                                              "seconds": seconds,
                                                               "rules": dropping(ruled, kind, names)}
         if opus is not None:
             pipelines["OpusFilter autogen filters (keep/drop)"] = {**dropping(~opus["kept"], kind, names),
@@ -532,13 +553,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default="data/parallel", help="directory with the corpora of data_parallel.py and "
                         "data_parallel_ood.py")
-    parser.add_argument("--pairs", default="ja,de,fr", help="in-distribution target languages to evaluate ('' for none)")
-    parser.add_argument("--ood", default=",".join(OOD_SETS), help="out-of-distribution test sets to evaluate ('' for none)")
+    parser.add_argument("--pairs", default="ja,de,fr",
+                        help="in-distribution target languages to evaluate ('' for none)")
+    parser.add_argument("--ood", default=",".join(OOD_SETS),
+                        help="out-of-distribution test sets to evaluate ('' for none)")
     parser.add_argument("--fasttext", default="data/fasttext", help="en-100.bin and ja-100.bin for the paper's row")
-    parser.add_argument("--opusfilter-venv", default=None, help="virtualenv with opusfilter installed (rows skipped if unset)")
-    parser.add_argument("--bicleaner-venv", default=None, help="virtualenv with bicleaner-hardrules installed (row skipped "
-                        "if unset)")
-    parser.add_argument("--per-source", type=int, default=4000, help="pairs sampled per source of an in-distribution pair")
+    parser.add_argument("--opusfilter-venv", default=None,
+                        help="virtualenv with opusfilter installed (rows skipped if unset)")
+    parser.add_argument("--bicleaner-venv", default=None,
+                        help="virtualenv with bicleaner-hardrules installed (row skipped if unset)")
+    parser.add_argument("--per-source", type=int, default=4000,
+                        help="pairs sampled per source of an in-distribution pair")
     parser.add_argument("--ood-pairs", type=int, default=6000, help="pairs sampled per out-of-distribution test set "
                         "(the same number from each of its source groups)")
     parser.add_argument("--rate", type=float, default=0.2)
@@ -547,7 +572,8 @@ def main() -> None:
     parser.add_argument("--out", default="docs/results-filtering.md")
     parser.add_argument("--json", default=None, help="also write every number of the page here (JSON, to diff runs)")
     parser.add_argument("--report-only", action="store_true",
-                        help="rewrite --out (and --json) from the numbers the last run saved in --workdir (after editing the notes)")
+                        help="rewrite --out (and --json) from the numbers the last run saved in --workdir (after "
+                        "editing the notes)")
     parser.add_argument("--learned-only", action="store_true",
                         help="development runs: score with the learned rows alone (default and leave-one-family-out) "
                              "and print them (no other rows, no --out)")
@@ -590,7 +616,8 @@ def print_learned(evaluations: dict, seconds: float) -> None:
     """The learned rows of each test set and the mean overall AUC (a development run; nothing written)."""
     for e in evaluations.values():
         r, cells = e["results"][LEARNED], lofo_cells(e)
-        print(f"\n{e['title']}: AUC {fmt(r['auc'])} (sd over training seeds {r['auc_sd']:.3f}), P = R {fmt(r['precision'])}")
+        print(f"\n{e['title']}: AUC {fmt(r['auc'])} (sd over training seeds {r['auc_sd']:.3f}), "
+              f"P = R {fmt(r['precision'])}")
         print("| row | " + " | ".join(e["names"]) + " |")
         print("| default | " + " | ".join(fmt(r[k]) for k in e["names"]) + " |")
         print("| family left out | " + " | ".join(fmt(cells.get(k, float("nan"))) for k in e["names"]) + " |")
@@ -622,8 +649,8 @@ def peer_wins(rows: dict, names: list[str]) -> dict:
         if not is_kcooc(label):
             continue
         for kind in ["auc", *names]:
-            peers = [(round(r[kind], 3), peer) for peer, r in rows.items() if not is_kcooc(peer) and r.get(kind) == r.get(kind)
-                     and kind in r]
+            peers = [(round(r[kind], 3), peer) for peer, r in rows.items()
+                     if not is_kcooc(peer) and r.get(kind) == r.get(kind) and kind in r]
             if peers and kind in row and row[kind] == row[kind] and max(peers)[0] > round(row[kind], 3):
                 wins[label, kind] = (max(peers)[1], max(peers)[0])
     return wins
@@ -678,7 +705,8 @@ def headline(e: dict) -> dict:
 
 def write_results(args, evaluations: dict, seconds: float) -> None:
     command = (f"python -m scripts.experiments.filtering.eval_filtering --data {args.data} --pairs {args.pairs} "
-               f"--ood {args.ood} --per-source {args.per_source} --ood-pairs {args.ood_pairs} --rate {args.rate} --seed {args.seed}"
+               f"--ood {args.ood} --per-source {args.per_source} --ood-pairs {args.ood_pairs} --rate {args.rate} "
+               f"--seed {args.seed}"
                + (f" --opusfilter-venv {args.opusfilter_venv}" if args.opusfilter_venv else "")
                + (f" --bicleaner-venv {args.bicleaner_venv}" if args.bicleaner_venv else "")
                + f" --out {args.out}" + (f" --json {args.json}" if args.json else ""))
@@ -686,7 +714,8 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
     outside = {name: e for name, e in evaluations.items() if not e["in_distribution"]}
 
     def corpora(group):
-        return "; ".join(f"{e['title']}: {e['n']} pairs (" + ", ".join(f"{n} {s}" for s, n in e["sources"].items()) + ")"
+        return "; ".join(f"{e['title']}: {e['n']} pairs ("
+                         + ", ".join(f"{n} {s}" for s, n in e["sources"].items()) + ")"
                          for e in group.values())
 
     def overall(group):
@@ -702,18 +731,19 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
         f"Made by `make filter-eval` (= `{command}`), {seconds / 60:.1f} min in all on 2 cores.", "",
         f"In-distribution corpora (from `make data-parallel`, Debian packages only): {corpora(inside)}.",
         f"Out-of-distribution corpora (from `make data-parallel-ood`): {corpora(outside)}.",
-        f"{args.rate:.0%} of each corpus is replaced by noise, equal shares of its kinds: the {len(KINDS)} in-distribution "
-        f"kinds, and on the out-of-distribution corpora also the {len(OOD_KINDS)} kinds the learned score never trains "
-        "on (see *How the noise is made* below). AUC: ROC-AUC of clean pairs above noisy ones (1 = perfect, .5 = chance), "
-        f"overall and against each kind alone. P = R: precision (= recall) of the lowest-scored {args.rate:.0%} taken as "
-        "the noise. All ranking rows score every pair with hard rules off. In every table the best value of a column is "
-        "bold, and a kcooc cell that some peer (any row not named kcooc) beats is marked †.", "",
+        f"{args.rate:.0%} of each corpus is replaced by noise, equal shares of its kinds: the {len(KINDS)} "
+        f"in-distribution kinds, and on the out-of-distribution corpora also the {len(OOD_KINDS)} kinds the learned "
+        "score never trains on (see *How the noise is made* below). AUC: ROC-AUC of clean pairs above noisy ones "
+        "(1 = perfect, .5 = chance), overall and against each kind alone. P = R: precision (= recall) of the "
+        f"lowest-scored {args.rate:.0%} taken as the noise. All ranking rows score every pair with hard rules off. "
+        "In every table the best value of a column is bold, and a kcooc cell that some peer (any row not named "
+        "kcooc) beats is marked †.", "",
         "## Headline: the learned score on every test set", "",
-        "Worst kind: the kind the learned score (`kcooc learned (default)`) ranks worst; *left out*: the same when it is "
-        "trained without the family of training noise closest to each kind (leave-one-family-out, see below), the "
-        "out-of-distribution headline.", "",
-        "| test set | pairs | AUC | worst kind | worst kind, its family left out | best peer overall | kinds where a peer "
-        "beats the learned score |", "|---|---|---|---|---|---|---|",
+        "Worst kind: the kind the learned score (`kcooc learned (default)`) ranks worst; *left out*: the same when "
+        "it is trained without the family of training noise closest to each kind (leave-one-family-out, see below), "
+        "the out-of-distribution headline.", "",
+        "| test set | pairs | AUC | worst kind | worst kind, its family left out | best peer overall | kinds where a "
+        "peer beats the learned score |", "|---|---|---|---|---|---|---|",
     ]
     for e in evaluations.values():
         h = headline(e)
@@ -722,9 +752,9 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
                      f"{len(h['kinds_a_peer_wins'])} of {len(e['names'])}"
                      + (": " + ", ".join(h["kinds_a_peer_wins"]) if h["kinds_a_peer_wins"] else "") + " |")
     lines += ["", "## Leave-one-family-out", "",
-              "Each cell: the learned score's AUC on that kind when trained without the family of training noise in the "
-              "second column (`learn.noise_kinds` = every kind of `noise.NOISE_KINDS` outside it), and in brackets its AUC "
-              "with every family.", "",
+              "Each cell: the learned score's AUC on that kind when trained without the family of training noise in "
+              "the second column (`learn.noise_kinds` = every kind of `noise.NOISE_KINDS` outside it), and in brackets "
+              "its AUC with every family.", "",
               "| kind | family left out | " + " | ".join(e["title"] for e in evaluations.values()) + " |",
               "|---|---|" + "---|" * len(evaluations)]
     for kind in KINDS + OOD_KINDS:
@@ -749,8 +779,9 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
                   f"{int((e['kind'] >= 0).sum())} noisy pairs of {e['n']}: {counts}.", "",
                   *scorer_table(with_lofo(e), e["names"])]
         if e["pipelines"]:
-            lines += ["", "Pipelines (hard rules on; a pair a rule dropped ranks below every scored pair). For keep/drop "
-                      "rows P and R are those of the dropped pairs as the noise, and AUC is that of the two-level score.", "",
+            lines += ["", "Pipelines (hard rules on; a pair a rule dropped ranks below every scored pair). For "
+                      "keep/drop rows P and R are those of the dropped pairs as the noise, and AUC is that of the "
+                      "two-level score.", "",
                       "| pipeline | AUC | P | R | " + " | ".join(e["names"]) + " | seconds |",
                       "|---|---|---|---|" + "---|" * len(e["names"]) + "---|"]
             for label, r in e["pipelines"].items():
@@ -763,8 +794,10 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
         if e["opus"]:
             o = e["opus"]
             lines += ["", f"OpusFilter filter run: {o['lines_per_second']:.0f} lines/s ({e['n']} pairs in "
-                      f"{o['filter_seconds']:.1f} s, its generated filters: " + ", ".join(next(iter(f)) for f in o["filters"])
-                      + "); its classifier features: " + ", ".join(f"{k} ({v['clean-direction']})" for k, v in o["features"].items()) + "."]
+                      f"{o['filter_seconds']:.1f} s, its generated filters: "
+                      + ", ".join(next(iter(f)) for f in o["filters"])
+                      + "); its classifier features: "
+                      + ", ".join(f"{k} ({v['clean-direction']})" for k, v in o["features"].items()) + "."]
     write_report(args.out, lines, "filtering_notes.md")
     if args.json:
         write_json(args.json, command, evaluations, seconds)
@@ -774,7 +807,8 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
 def write_json(path: str, command: str, evaluations: dict, seconds: float) -> None:
     """Every number of the page but the seconds, rounded to 4 decimals, keys sorted: a file to diff between runs."""
     def rounded(row: dict) -> dict:
-        return {k: (None if v != v else round(v, 4)) if isinstance(v, float) else rounded(v) if isinstance(v, dict) else v
+        return {k: ((None if v != v else round(v, 4)) if isinstance(v, float)
+                    else rounded(v) if isinstance(v, dict) else v)
                 for k, v in row.items() if k != "seconds"}
     sets = {}
     for e in evaluations.values():
