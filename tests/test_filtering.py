@@ -533,7 +533,7 @@ def naive_damage(s, t):
     def glyphs(x):
         count = 0
         for i, c in enumerate(x):
-            following, preceding = x[i + 1] if i + 1 < len(x) else "\n", x[i - 1] if i else "\n"
+            following = x[i + 1] if i + 1 < len(x) else "\n"
             glyph = (table(CONTROL, c) or table(_PRIVATE_USE, c) or c == "\ufffd") and c != "\t"
             glyph |= table(_LEAD, c) and table(_CONTINUATION, following)
             glyph |= c == "\\" and following in "uUxn"
