@@ -1,17 +1,12 @@
 """kcooc's exceptions: library errors for Python callers, one-line messages and exit codes for the CLI.
 
 Bad input or a bad parameter raises :class:`InputError`, a :class:`ValueError`, so Python code can
-<<<<<<< HEAD
 catch it as usual; the command line prints its message on one line and exits 2. Using an estimator
 before fitting it raises :class:`NotFittedError`, an :class:`InputError` that is also an
 :class:`AttributeError` (as scikit-learn's). Any other :class:`KcoocError` is a runtime failure
-(exit 1) and :class:`LockedError` a busy output (exit 75).
-=======
-catch it as usual; the command line prints its message on one line and exits 2. Any other
-:class:`KcoocError` is a runtime failure (exit 1) and :class:`LockedError` a busy output (exit 75).
-Messages name parameters and config keys, never command-line options: an error about one carries its
-``key`` (``input.header``, ``src_lang``), and the command line leads the message with its option.
->>>>>>> house
+(exit 1) and :class:`LockedError` a busy output (exit 75). Messages name parameters and config keys,
+never command-line options: an error about one carries its ``key`` (``input.header``, ``src_lang``),
+and the command line leads the message with its option.
 """
 
 from __future__ import annotations
