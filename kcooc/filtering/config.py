@@ -106,9 +106,10 @@ class LearnConfig:
                                   Range(0, 10))
     feature_noise_tail: float = option(0.02, "the worst share of the sample that a feature-space noisy example takes "
                                        "its moved feature's value from", Range(0, 0.5, low_open=True))
-    typicality_share: float = option(0.01, "typicality factor: a pair among the worst share a of the sample on some "
-                                     "feature has its score multiplied by (S / a)^w, S its share there "
-                                     "(configs/README.md)",
+    typicality_share: float = option(0.001, "typicality factor: a pair among the worst share a of the sample on "
+                                     "some feature has its score multiplied by (S / a)^w, S its share there; small, "
+                                     "because a clean pair is among the worst a on one of the ~30 features with "
+                                     "probability ~30a (docs/filtering.md)",
                                      Range(0, 1, low_open=True))
     typicality_weight: float = option(0.5, "typicality factor: the exponent w (0: no typicality factor)",
                                       Range(0, 10))
