@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data install-docs wordnet demo test test-all docs lint data data-parallel data-parallel-ood dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-langid-short gate-eval bench-startup clean
+.PHONY: install install-test install-data install-docs wordnet chromium demo test test-all docs lint data data-parallel data-parallel-ood dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-langid-short gate-eval bench-startup clean
 
 # Every extra ([all]): a plain `pip install kcooc` is the core only (see README, "Install").
 # Each step says what it builds and why before pip's quiet run.
@@ -58,11 +58,20 @@ wordnet:
 		{ $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q --no-install-recommends wordnet-base >/dev/null; } || \
 		echo "kcooc: could not install wordnet-base; the WordNet tests will be skipped (set KCOOC_WORDNET to a WordNet 3.0 dict folder)"; }
 
-test: install-test wordnet
+# Chromium for the browser test of filter-parallel's --report page (tests/test_report_browser.py): Debian's
+# chromium through apt-get, with sudo when not root. Where it cannot be installed that test is skipped, saying why.
+chromium:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		echo "kcooc: installing Debian's chromium (headless, for the browser test of the --report page) ..."; \
+		$$SUDO apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1 || \
+		{ $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q --no-install-recommends chromium >/dev/null; } || \
+		echo "kcooc: could not install chromium; the browser test of the --report page will be skipped"; }
+
+test: install-test wordnet chromium
 	$(PYTHON) -m pytest -q
 
 # Reproduction-scale tests too (slow; not in CI's default run).
-test-all: install-test wordnet
+test-all: install-test wordnet chromium
 	$(PYTHON) -m pytest -q -m ''
 
 data: $(DATA)/dialogue/train.tsv $(DATA)/fasttext/en-300.bin

@@ -14,6 +14,7 @@ EXTRA_OF = {  # top-level module -> the extra that installs it (pyproject.toml)
     "nltk": "wordnet",
     "matplotlib": "plot",
     "anyascii": "translit",
+    "zstandard": "zstd",
 }
 
 

@@ -23,7 +23,7 @@ def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:
     Parameters
     ----------
     path : str
-        A ``.vec``/``.txt`` file (``.gz``/``.bz2``/``.xz`` too).
+        A ``.vec``/``.txt`` file (``.gz``/``.bz2``/``.xz``/``.zst`` too).
 
     Returns
     -------

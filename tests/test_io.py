@@ -193,3 +193,62 @@ def test_chunked_reading_equals_line_by_line_on_malformed_input(tmp_path, chunk)
     failing.chunk_bytes = chunk
     with pytest.raises(InputError, match=r"in.tsv:3: invalid UTF-8"):
         list(failing)
+
+
+# -- zstd (.zst: the zstd extra) -------------------------------------------------------------------------
+needs_zstd = pytest.mark.skipif(__import__("importlib").util.find_spec("zstandard") is None,
+                                reason="zstandard is not installed (pip install 'kcooc[zstd]')")
+
+
+def zstd_compress(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor(level=3).compress(data)
+
+
+@needs_zstd
+@pytest.mark.parametrize("name", ["train.tsv.zst", "train.tsv"])  # by suffix, and by magic bytes alone
+def test_zstd_inputs_are_read_by_suffix_and_by_magic_bytes(tmp_path, name):
+    data = open(TRAIN, "rb").read()
+    half = len(data) // 2
+    path = write(tmp_path, name, zstd_compress(data[:half]) + zstd_compress(data[half:]))  # two frames, as `cat`
+    assert flat(TsvReader(path, [1, 2], block_size=77)) == flat(TsvReader(TRAIN, [1, 2]))
+    assert TsvReader(path, [1, 2]).sha256.hexdigest() == TsvReader(TRAIN, [1, 2]).sha256.hexdigest()
+
+
+@pytest.mark.parametrize("module", [gzip, bz2, lzma])
+def test_compressed_inputs_without_their_suffix_are_read_by_magic_bytes(tmp_path, module):
+    path = write(tmp_path, "train.data", module.compress(open(TRAIN, "rb").read()))
+    assert flat(TsvReader(path, [1, 2])) == flat(TsvReader(TRAIN, [1, 2]))
+
+
+@needs_zstd
+@pytest.mark.parametrize("cut", [0.5, 0.999])
+def test_truncated_zstd_is_a_clear_error(tmp_path, cut):
+    data = zstd_compress(open(TRAIN, "rb").read())
+    path = write(tmp_path, "cut.tsv.zst", data[: int(len(data) * cut)])
+    with pytest.raises(InputError, match=r"cut\.tsv\.zst:\d+: truncated or corrupt input"):
+        flat(TsvReader(path, [1, 2]))
+
+
+@needs_zstd
+def test_zstd_output_is_byte_identical_across_runs_and_reads_back(tmp_path):
+    paths = [str(tmp_path / f"{i}.tsv.zst") for i in range(2)]
+    for path in paths:
+        with atomic_output(path) as out:
+            out.write("hello\tworld\n" * 100)
+    assert open(paths[0], "rb").read() == open(paths[1], "rb").read()
+    assert flat(TsvReader(paths[0], [1, 2])) == [("hello", "world")] * 100
+
+
+def test_missing_zstandard_is_one_line_naming_the_extra(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # import fails as if it were not installed
+    path = write(tmp_path, "in.tsv", b"\x28\xb5\x2f\xfd" + b"\0" * 20)
+    with pytest.raises(InputError, match=r"pip install 'kcooc\[zstd\]'"):
+        TsvReader(path, [1, 2])
+    with pytest.raises(InputError, match=r"pip install 'kcooc\[zstd\]'"):
+        from kcooc.io.outputs import check_outputs
+
+        check_outputs(str(tmp_path / "out.tsv.zst"))

@@ -153,7 +153,8 @@ CLI = ("kcooc.cli", "kcooc.__main__")
 NOT_MATHS = CLI + (
     "kcooc.io", "kcooc.engine", "kcooc.config", "kcooc.artifact", "kcooc.wordvectors", "kcooc.pairs",
     "kcooc.phsic.stream", "kcooc.filtering.pipeline", "kcooc.filtering.job", "kcooc.filtering.passes",
-    "kcooc.filtering.spool", "kcooc.filtering.workspace", "kcooc.filtering.persistence", "kcooc.nsk.structures",
+    "kcooc.filtering.spool", "kcooc.filtering.workspace", "kcooc.filtering.persistence", "kcooc.filtering.report",
+    "kcooc.nsk.structures",
     "kcooc.ca.corpus", "kcooc.ca.plot", "kcooc.srk.cache")
 
 

@@ -16,7 +16,7 @@ from ..cli.runtime import LOG, guarded, load_config, progress, require, run_opti
 from ..config import to_dict
 from ..errors import InputError
 from ..io.outputs import atomic_output, check_outputs
-from ..io.readers import display_name, rereadable_input, text_lines
+from ..io.readers import COMPRESSED_SUFFIXES, display_name, rereadable_input, text_lines
 from ..timing import Timer
 from .config import CaConfig
 
@@ -36,7 +36,7 @@ def ca():
 
 @ca.command("embed", old_options={"--corpus": "--input"})
 @config_options
-@input_option("Corpus: a text file (.gz/.bz2/.xz, or - for stdin); see --lowercase.", required=True)
+@input_option("Corpus: a text file (.gz/.bz2/.xz/.zst, or - for stdin); see --lowercase.", required=True)
 @output_option("Vectors file (.npz: vocab, vectors, singular values, config).", required=True)
 @click.option("--export-w2v", default=None, help="Also write the vectors in the word2vec text format.")
 @click.option("--method", type=click.Choice(["ca", "ppmi"]), default=None,
@@ -147,7 +147,7 @@ def reading_bar(path: str, description: str, quiet: bool):
     """A progress bar over the bytes of ``path`` (its size is the total when it is not compressed)."""
     bar = progress(quiet, unit="B")
     bar.set_description_str(description)
-    compressed = path.endswith((".gz", ".bz2", ".xz"))
+    compressed = path.endswith(COMPRESSED_SUFFIXES)
     bar.reset(total=None if compressed or not os.path.isfile(path) else os.path.getsize(path))
     return bar
 

@@ -1,9 +1,11 @@
 """The option vocabulary every command speaks (docs/cli.md lists every command's options, generated from
 these definitions): ``-i/--input`` the main input, ``-o/--output`` the main output, ``-c/--config`` and
 ``--print-config`` (config_options), ``--seed`` (seed_option), ``-j/--jobs`` (jobs_option), the input's
-columns and malformed-line policy (input_options) and the options that override config keys (a help
-text ending ``[config: key]``); ``-q``, ``-v``, ``--log-file`` and ``--summary`` are the runtime's
-(runtime.run_options). Old spellings kept for one release are listed in a command's ``old_options``
+columns and malformed-line policy (input_options), two aligned files instead of a TSV (``--src-input``/
+``--tgt-input``, read and written as ``--src-output``/``--tgt-output``: aligned_options), ``--report`` an HTML
+page of what the run did (report_option), and the options that override config keys (a help text ending
+``[config: key]``); ``-q``, ``-v``, ``--log-file`` and ``--summary`` are
+the runtime's (runtime.run_options). Old spellings kept for one release are listed in a command's ``old_options``
 (KcoocCommand): they still work and print a warning.
 """
 
@@ -32,7 +34,7 @@ def output_option(help: str, **kwargs) -> Callable:
 def input_options(command: Callable) -> Callable:
     """--input, column choice and malformed-line policy; None means "from the config"."""
     decorators = [
-        input_option("TSV of pairs (path, .gz/.bz2/.xz, or - for stdin).", default="-", show_default=True),
+        input_option("TSV of pairs (path, .gz/.bz2/.xz/.zst, or - for stdin).", default="-", show_default=True),
         click.option("--src-col", default=None, help="x column: 1-based index or header name [config: input.src_col]."),
         click.option("--tgt-col", default=None, help="y column: 1-based index or header name [config: input.tgt_col]."),
         click.option("--header/--no-header", default=None, help="First line names the columns [config: input.header]."),
@@ -44,6 +46,35 @@ def input_options(command: Callable) -> Callable:
     for decorator in reversed(decorators):
         command = decorator(command)
     return command
+
+
+def aligned_options(command: Callable) -> Callable:
+    """``--src-input``/``--tgt-input``: the corpus as two aligned files, one sentence a line (instead of
+    ``-i``'s TSV), and ``--src-output``/``--tgt-output``: the kept pairs in the same form."""
+    decorators = [
+        click.option("--src-input", default=None,
+                     help="Source side as its own file, one sentence a line (with --tgt-input, instead of -i; "
+                          ".gz/.bz2/.xz/.zst); a tab inside a sentence is refused."),
+        click.option("--tgt-input", default=None, help="Target side, aligned line by line with --src-input."),
+        click.option("--src-output", default=None,
+                     help="Kept pairs' source side, one a line (with --tgt-output; two-file input only)."),
+        click.option("--tgt-output", default=None, help="Kept pairs' target side, aligned with --src-output."),
+    ]
+    for decorator in reversed(decorators):
+        command = decorator(command)
+    return command
+
+
+def report_option(help: str) -> Callable:
+    """``--report FILE.html``: one self-contained HTML page of what the run did (it makes no request:
+    no script, font or image from anywhere), an output like any other (checked before work, atomic)."""
+    return click.option("--report", "report_path", default=None, help=help)
+
+
+def given(name: str) -> bool:
+    """Whether the running command's parameter ``name`` was given on the command line (not its default)."""
+    ctx = click.get_current_context()
+    return ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
 
 
 class Bounded(click.ParamType):

@@ -8,11 +8,14 @@ import click
 
 from ..cli.options import (
     KcoocCommand,
+    aligned_options,
     config_options,
+    given,
     input_options,
     input_overrides,
     jobs_option,
     output_option,
+    report_option,
     seed_option,
     sigma_option,
     work_dir_option,
@@ -21,7 +24,7 @@ from ..cli.runtime import check_directory, guarded, load_config, progress, requi
 from ..config import NULL
 from ..engine import make_engine
 from ..io.outputs import check_outputs
-from ..io.readers import display_name, rereadable_input
+from ..io.readers import AlignedFiles, display_name, rereadable_input
 from ..timing import Timer
 from .config import FilterConfig, language_defaults
 
@@ -32,12 +35,17 @@ from .config import FilterConfig, language_defaults
 @click.command("filter-parallel", cls=KcoocCommand)
 @config_options
 @input_options
-@output_option("Kept lines, verbatim, in input order (path or -).", default="-", show_default=True)
+@aligned_options
+@output_option("Kept lines, verbatim, in input order (path or -; with --src-output/--tgt-output only if given).",
+               default="-", show_default=True)
 @click.option("--scores", "scores_path", default=None, help="Also write every line's score (nan if a rule dropped it).")
 @click.option("--annotated", "annotated_path", default=None,
               help="Also write every line + score, keep/drop and the reason it was dropped (learned scorer: what "
                    "lowered a dropped line's score most, tgt_lang/src_lang or a feature (detector:feature with "
                    "learn.detectors), and every feature's value).")
+@report_option("Also write one self-contained HTML page of the run (.html: counts and time per pass, drops per "
+               "reason with a seeded sample of each, the score histogram and cut; learned score: features, "
+               "held-out metrics, the language gate); no request leaves the file.")
 @click.option("--scorer", type=click.Choice(["learned", "phsic"]), default=None,
               help="learned probability of a clean pair (default), or the paper's PHSIC ranking [config: scorer].")
 @click.option("--src-lang", default=None, help="Expected source language, ISO 639-1 code (e.g. en) [config: src_lang].")
@@ -71,7 +79,8 @@ from .config import FilterConfig, language_defaults
 @run_options
 @guarded
 def filter_parallel(config_path, print_config, input_path, output, scores_path, annotated_path, model_path,
-                    save_model_path, jobs, engine, scheduler, work_dir, quiet, summary_path, **options):
+                    save_model_path, jobs, engine, scheduler, work_dir, quiet, summary_path, src_input, tgt_input,
+                    src_output, tgt_output, report_path, **options):
     """Rank a parallel corpus by a pair-quality score learned on itself and keep the best pairs,
     after hard rules and deduplication. The learned score is the probability that a pair is clean
     from PHSIC (Yokoi et al., 2018, §6.3), word-alignment, fluency, length, agreement and language-ID
@@ -86,6 +95,8 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
       kcooc filter-parallel -i corpus.tsv -o kept.tsv --src-lang en --tgt-lang de
       kcooc filter-parallel -c configs/filter-aspec.yaml -i corpus.tsv.gz -o kept.tsv --top-ratio 0.7
       kcooc filter-parallel -c configs/filter-hashing.yaml -i corpus.tsv -o kept.tsv --jobs 2 --annotated why.tsv
+      kcooc filter-parallel --src-lang en --tgt-lang de --src-input corpus.en.zst --tgt-input corpus.de.zst \\
+          --src-output kept.en --tgt-output kept.de
       kcooc filter-parallel -c configs/filter-hashing.yaml -i corpus.tsv -o kept.tsv --engine dask \\
           --scheduler tcp://scheduler:8786
     """
@@ -93,11 +104,14 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
     from .pipeline import Outputs, run
     from .workspace import Workspace
 
+    input_path, output, aligned = aligned_input(input_path, output, src_input, tgt_input, src_output, tgt_output,
+                                                options)
     modes = {k: options[k] for k in ("top_k", "top_ratio", "word_budget") if options.get(k) is not None}
     require(len(modes) <= 1, f"choose one of --top-k, --top-ratio, --word-budget (got {len(modes)})")
     cfg = load_config(FilterConfig, config_path, {
         **(language_defaults(options["src_lang"], options["tgt_lang"], bool(modes)) if config_path is None else {}),
         **input_overrides(options),
+        **({"input.src_col": 1, "input.tgt_col": 2, "input.header": False} if aligned else {}),
         "scorer": options.get("scorer"), "src_lang": options.get("src_lang"), "tgt_lang": options.get("tgt_lang"),
         # a selection mode given on the command line replaces the config's
         **{f"select.{k}": modes.get(k, NULL) for k in ("top_k", "top_ratio", "word_budget") if modes},
@@ -105,8 +119,9 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
         "task_lines": options.get("task_lines"),
         "kernel.name": options.get("kernel"), "kernel.rank": options.get("rank"), "kernel.sigma": options.get("sigma"),
     }, print_config)
-    guard = check_outputs(output, scores_path, annotated_path, save_model_path, summary_path,
-                          inputs=[input_path, model_path, config_path])
+    guard = check_outputs(*([output] if output else []), src_output, tgt_output, scores_path, annotated_path,
+                          save_model_path, summary_path, report_path,
+                          inputs=[*([src_input, tgt_input] if aligned else [input_path]), model_path, config_path])
     require(not (model_path and save_model_path),
             "--model scores with an existing model; --save-model saves a learned one")
     require(engine != "dask" or scheduler, "--engine dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
@@ -119,11 +134,34 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
         run_engine = stack.enter_context(make_engine(engine, jobs, scheduler, work.path))
         bar = stack.enter_context(progress(quiet, unit="lines"))
         job = FilterJob(cfg, input_file, run_engine, work, progress=lambda name: _pass_bar(bar, name))
-        report = run(job, Outputs(output, scores_path, annotated_path, save_model_path), model_path)
+        report = run(job, Outputs(output, scores_path, annotated_path, save_model_path, src_output, tgt_output,
+                                  report_path), model_path)
         write_summary(summary_path, {
-            "command": "filter-parallel", "input": display_name(input_path), "output": output, "scores": scores_path,
+            "command": "filter-parallel", "input": display_name(input_path), "output": output,
+            **({"src_input": src_input, "tgt_input": tgt_input, "src_output": src_output, "tgt_output": tgt_output}
+               if aligned else {}),
+            "scores": scores_path, **({"report": report_path} if report_path else {}),
             "annotated": annotated_path, **report, "engine": run_engine.describe(),
             "seconds": {**report["seconds"], "total": timer.seconds()}})
+
+
+def aligned_input(input_path, output, src_input, tgt_input, src_output, tgt_output, options
+                  ) -> tuple[str | AlignedFiles, str | None, bool]:
+    """(the input, the TSV output or None, whether the input is two aligned files): ``--src-input``/
+    ``--tgt-input`` instead of ``-i``, read as one TSV of their lines; ``--src-output``/``--tgt-output``
+    replace ``-o`` unless it is given too."""
+    require((src_input is None) == (tgt_input is None), "--src-input and --tgt-input go together")
+    require((src_output is None) == (tgt_output is None), "--src-output and --tgt-output go together")
+    if src_input is None:
+        require(src_output is None, "--src-output/--tgt-output write the form of --src-input/--tgt-input; "
+                                    "with -i, the kept lines go to -o")
+        return input_path, output, False
+    require(not given("input_path"), "-i/--input and --src-input/--tgt-input exclude each other")
+    require("-" not in (src_input, tgt_input), "--src-input and --tgt-input take paths (stdin is one stream)")
+    for option in ("src_col", "tgt_col", "header"):
+        require(options.get(option) is None, f"--{option.replace('_', '-')} chooses columns of a TSV; two aligned "
+                                             "files have none")
+    return AlignedFiles(src_input, tgt_input), output if src_output is None or given("output") else None, True
 
 
 def _pass_bar(bar, name: str):

@@ -12,18 +12,23 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+from typing import Callable
 
 import numpy as np
 
-from ..config import to_dict
+from .. import __version__
+from ..config import dump, to_dict
 from ..encoders import build_pair_encoders
 from ..errors import InputError
 from ..io.outputs import atomic_output
+from ..io.readers import display_name
 from ..kernels import KERNELS
+from ..pairs import open_pairs
 from ..phsic.config import PhsicConfig
 from ..phsic.model import PHSIC, load_phsic
 from ..phsic.stream import format_scores, write_scored
 from ..timing import Timer
+from . import report as page
 from .alignment import AlignmentModel
 from .config import FilterConfig
 from .extractor import feature_names
@@ -31,7 +36,7 @@ from .job import FilterJob, Scores, Screening
 from .persistence import load_learned, save_learned
 from .rules import PASS, REASONS, mark_duplicates, reason_counts
 from .scorer import LearnedScorer, train
-from .select import select
+from .select import SELECTION_CODES, score_quantiles, scored_rows, select
 
 PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
 
@@ -60,12 +65,17 @@ class FittedFilter:
 class Outputs:
     """The files a run writes (None: not written): the kept lines, every line's score, every line
     annotated (score, keep/drop, reason; learned scorer: the weakest feature and every feature's
-    value), the fitted model."""
+    value), the fitted model, the kept pairs' two sides in files of their own (``src``, ``tgt``:
+    the input is two aligned files, read as ``src<TAB>tgt`` lines), and the HTML page of the run
+    (``report``: report.py)."""
 
-    kept: str
+    kept: str | None
     scores: str | None = None
     annotated: str | None = None
     model: str | None = None
+    src: str | None = None
+    tgt: str | None = None
+    report: str | None = None
 
 
 def fit(job: FilterJob, model_path: str | None = None) -> FittedFilter:
@@ -164,34 +174,134 @@ def run(job: FilterJob, outputs: Outputs, model_path: str | None = None) -> dict
     seconds = {**fitted.seconds, "score": lap.seconds()}
     words = job.work.array("words", np.int32) if cfg.select.word_budget is not None else None
     selection = select(scores.scores, reasons, cfg.select, words)
+    summary = {"input_sha256": job.input_sha256, "read": job.read_stats.as_dict(), "pairs": job.n,
+               "dropped": reason_counts(reasons), "duplicates": copies[0].size if copies else 0, **selection,
+               "score_quantiles": score_quantiles(scores.scores, reasons, selection),
+               "scorer": cfg.scorer, **({"classifier": fitted.learned.validation} if fitted.learned else {}),
+               "hsic": fitted.phsic.hsic(), "seconds": seconds}
     lap = Timer()
-    write_outputs(job, reasons, scores, outputs, fitted.learned if explain else None)
+    report = None
+    if outputs.report:
+        plan = page.plan(reasons, cfg.seed, fitted.learned is not None)
+        report = (plan.rows(), lambda texts: report_page(job, fitted, summary, reasons, scores, plan, texts))
+    write_outputs(job, reasons, scores, outputs, fitted.learned if explain else None, report)
     seconds["write"] = lap.seconds()
     if outputs.model:
         fitted.save(outputs.model, cfg, job.input_sha256)
-    return {"input_sha256": job.input_sha256, "read": job.read_stats.as_dict(), "pairs": job.n,
-            "dropped": reason_counts(reasons), "duplicates": copies[0].size if copies else 0, **selection,
-            "scorer": cfg.scorer, **({"classifier": fitted.learned.validation} if fitted.learned else {}),
-            "hsic": fitted.phsic.hsic(), "seconds": seconds}
+    return summary
+
+
+def report_page(job: FilterJob, fitted: FittedFilter, summary: dict, reasons: np.ndarray, scores: Scores,
+                plan: page.Plan, texts: dict[int, str]) -> str:
+    """The --report page (report.py) of a run: its summary, the score histogram, the sampled lines (the
+    texts of ``plan``'s rows, which the write pass read) and, for the learned score, the features of the
+    sampled kept and dropped pairs (computed by the engine's workers, as training examples' are), the
+    classifier's held-out metrics and what the language gate did."""
+    lap = Timer()
+    cfg = job.cfg
+    indices = column_indices(job)
+    pairs = {row: split_columns(line, indices) for row, line in texts.items()}
+    rows = scored_rows(reasons)
+    values = np.asarray(scores.scores[rows], dtype=np.float64)
+    kept = np.asarray(reasons[rows]) == PASS
+    quantiles = summary["score_quantiles"]
+    edges = page.score_edges(cfg.scorer, quantiles.get("min"), quantiles.get("max"))
+    weakest, learned = {}, None
+    if fitted.learned is not None:
+        learned, weakest = learned_details(job, fitted, reasons, plan, pairs)
+    samples, linenos = {}, job.work.array("linenos", np.int64)
+    for code, sampled in plan.reasons.items():
+        samples[REASONS[code]] = [{"line": int(linenos[row]),
+                                   "src": pairs[row][0], "tgt": pairs[row][1], "score": float(scores.scores[row]),
+                                   "weakest": weakest.get(row)} for row in sampled.tolist()]
+    return page.render({
+        "summary": {**summary, "seconds": {**summary["seconds"], "report (before the write pass)": lap.seconds()}},
+        "input": display_name(job.input_path), "version": __version__, "seed": cfg.seed, "config": dump(cfg),
+        "samples": samples,
+        "score_histogram": {"edges": edges.tolist(), "kept": page.histogram(values[kept], edges).tolist(),
+                            "dropped": page.histogram(values[~kept], edges).tolist()},
+        "learned": learned})
+
+
+def learned_details(job: FilterJob, fitted: FittedFilter, reasons: np.ndarray, plan: page.Plan,
+                    pairs: dict[int, tuple[str, str]]) -> tuple[dict, dict[int, str]]:
+    """For the page: each feature's histogram among the sampled kept and dropped pairs, the classifier's
+    validation, the gate's factors, and the weakest feature of every sampled scored line."""
+    learned = fitted.learned
+    classifier = learned.classifier
+    scored = [row for rows in plan.reasons.values() for row in rows.tolist() if reasons[row] in SELECTION_CODES]
+    ordered = sorted(set(plan.kept.tolist()) | set(plan.dropped.tolist()) | set(scored))
+    weakest, F = {}, np.zeros((0, len(learned.names)))
+    if ordered:
+        F = job.features(fitted.phsic, fitted.encoders, learned, [pairs[r][0] for r in ordered],
+                         [pairs[r][1] for r in ordered])
+        names = classifier.expanded_names
+        weakest = {row: names[k] for row, k in zip(ordered, classifier.weakest(F).tolist())}
+    position = {row: i for i, row in enumerate(ordered)}
+    kept_F = F[[position[r] for r in plan.kept.tolist()]]
+    dropped_F = F[[position[r] for r in plan.dropped.tolist()]]
+    features = []
+    for j, name in enumerate(learned.names):
+        edges = page.feature_edges(np.concatenate([kept_F[:, j], dropped_F[:, j]]))
+        features.append({"name": name, "edges": edges.tolist(), "kept": page.histogram(kept_F[:, j], edges).tolist(),
+                         "dropped": page.histogram(dropped_F[:, j], edges).tolist()})
+    gate, sides = classifier.gate, []
+    factors = {label: gate.factors(block) if len(block) else np.zeros((0, len(gate.columns)))
+               for label, block in (("kept", kept_F), ("dropped", dropped_F))}
+    dropped_weakest = [weakest[r] for r in plan.dropped.tolist()]
+    for g, side in enumerate(gate.gated_names):
+        shares = {label: (float(np.mean(f[:, g] < 0.5)) if len(f) else None,
+                          float(np.mean(f[:, g])) if len(f) else None) for label, f in factors.items()}
+        sides.append({"side": side, "prior": float(gate.priors[g]), "kept_low": shares["kept"][0],
+                      "dropped_low": shares["dropped"][0], "kept_mean": shares["kept"][1],
+                      "dropped_mean": shares["dropped"][1],
+                      "weakest_dropped": sum(1 for w in dropped_weakest if w == side)})
+    return {"features": features, "kept_sample": len(kept_F), "dropped_sample": len(dropped_F),
+            "validation": learned.validation, "gate": {"sides": sides}}, weakest
+
+
+def column_indices(job: FilterJob) -> list[int]:
+    """The 0-based fields of a line that hold the source and the target (header names resolved)."""
+    reader = open_pairs(job.input_path, job.cfg.input)
+    reader.close()
+    return reader.indices
+
+
+def split_columns(line: str, indices: list[int]) -> tuple[str, str]:
+    fields = line.split("\t")
+    return tuple(fields[i] if i < len(fields) else "" for i in indices[:2])
 
 
 def write_outputs(job: FilterJob, reasons: np.ndarray, scores: Scores, outputs: Outputs,
-                  explained: LearnedScorer | None = None) -> None:
+                  explained: LearnedScorer | None = None,
+                  report: tuple[np.ndarray, Callable[[dict[int, str]], str]] | None = None) -> None:
     """Stream the input once more; every output appears only when all of them are complete.
     ``explained``: the learned scorer whose features (``scores.features``, ``scores.weakest``) the
-    annotated lines show."""
+    annotated lines show; ``report``: (the rows whose lines the report shows, sorted; what renders the
+    page from those lines {row: line}) for ``outputs.report``."""
     names = np.array(["-"] + REASONS[1:], dtype=object)
     if explained is not None:
         weakest_names = np.array(explained.classifier.expanded_names + ["-"], dtype=object)
     with contextlib.ExitStack() as stack:
-        out = stack.enter_context(atomic_output(outputs.kept, binary=True))
+        out = stack.enter_context(atomic_output(outputs.kept, binary=True)) if outputs.kept else None
+        sides = [stack.enter_context(atomic_output(path, binary=True)) for path in (outputs.src, outputs.tgt) if path]
+        page_out = stack.enter_context(atomic_output(outputs.report)) if report else None
+        wanted, page_lines = (report[0], {}) if report else (np.zeros(0, np.int64), None)
         score_out = stack.enter_context(atomic_output(outputs.scores)) if outputs.scores else None
         annotated = stack.enter_context(atomic_output(outputs.annotated)) if outputs.annotated else None
         for block in job.raw_lines():
             span = block.rows
             codes = reasons[span]
             keep = codes == PASS
-            out.write(block.joined(keep))
+            kept = block.joined(keep)
+            if page_lines is not None:
+                hit = wanted[np.searchsorted(wanted, span.start):np.searchsorted(wanted, span.stop)]
+                page_lines.update(zip(hit.tolist(), block.texts_of(hit - span.start)))
+            if out is not None:
+                out.write(kept)
+            if sides:
+                for side, data in zip(sides, split_sides(kept)):
+                    side.write(data)
             if score_out or annotated:
                 texts = format_scores(scores.scores[span])
                 if score_out:
@@ -204,6 +314,20 @@ def write_outputs(job: FilterJob, reasons: np.ndarray, scores: Scores, outputs: 
                         columns += [weakest_names[weakest].tolist(),
                                     format_features(scores.features[span], explained.names)]
                     write_scored(annotated, block.texts(), columns, False)
+        if page_out is not None:
+            page_out.write(report[1](page_lines))
+
+
+def split_sides(lines: bytes) -> tuple[bytes, bytes]:
+    """``src<TAB>tgt`` lines (one tab each: two aligned files merged) as the two sides' lines."""
+    data = np.frombuffer(lines, dtype=np.uint8)
+    newline, tab = data == 10, data == 9
+    starts = np.zeros(data.size + 1, dtype=np.int8)  # +1 where a line starts, -1 at its tab: inside the source side
+    starts[np.flatnonzero(newline) + 1] += 1
+    starts[0] += 1
+    starts[np.flatnonzero(tab)] -= 1
+    source = np.cumsum(starts[:-1]) > 0
+    return data[(source & ~tab) | newline].tobytes(), data[~source & ~tab].tobytes()
 
 
 def format_features(features: np.ndarray, names: list[str]) -> list[str]:

@@ -1,7 +1,8 @@
 """Which scored pairs to keep: threshold, top-k, top-ratio or a word budget (Zipporah-style).
 
 Ranking is by score, best first, ties in input order, so a selection is a pure function of the
-scores: equal scores on any engine give the same kept lines.
+scores: equal scores on any engine give the same kept lines. :func:`score_quantiles` describes the
+scores the selection chose among (the summary's ``score_quantiles``, for alerts from cron).
 """
 
 from __future__ import annotations
@@ -36,3 +37,28 @@ def select(scores: np.ndarray, reasons: np.ndarray, cfg: SelectConfig, words: np
     kept = int(candidates.size)
     return {"kept": kept, "eligible": eligible,
             "lowest_kept_score": float(scores[candidates].min()) if kept else None}
+
+
+QUANTILES = {"min": 0.0, "p01": 0.01, "p05": 0.05, "p10": 0.10, "p25": 0.25, "p50": 0.50, "p75": 0.75, "p90": 0.90,
+             "p95": 0.95, "p99": 0.99, "max": 1.0}
+SELECTION_CODES = (PASS, CODE["below_threshold"], CODE["not_selected"])
+
+
+def scored_rows(reasons: np.ndarray) -> np.ndarray:
+    """The rows the selection chose among (after :func:`select`): kept, below the threshold or not
+    selected; duplicates and the rules' drops are not among them."""
+    return np.flatnonzero(np.isin(reasons, SELECTION_CODES))
+
+
+def score_quantiles(scores: np.ndarray, reasons: np.ndarray, selection: dict) -> dict:
+    """The distribution of the scores the selection chose among (after :func:`select`), for the
+    summary: ``QUANTILES`` (numpy's linear interpolation between order statistics, a pure function
+    of the scores: the same numbers on every engine), how many pairs, the share kept and the cut
+    (the lowest kept score). Empty: only the counts."""
+    values = np.asarray(scores[scored_rows(reasons)], dtype=np.float64)
+    values = values[~np.isnan(values)]
+    out = {"pairs": int(values.size), "kept_share": selection["kept"] / selection["eligible"] if selection["eligible"]
+           else None, "cut": selection["lowest_kept_score"]}
+    if values.size:
+        out.update(zip(QUANTILES, np.quantile(values, list(QUANTILES.values())).tolist()))
+    return out

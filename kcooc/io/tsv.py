@@ -14,7 +14,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..errors import InputError
-from .readers import after_last_newline, byte_blocks, display_name, open_input
+from .readers import after_last_newline, bad_utf8_location, byte_blocks, display_name, open_input
 
 
 def resolve_columns(specs: Sequence[int | str], header: Sequence[str] | None, path: str) -> list[int]:
@@ -121,8 +121,10 @@ class TsvReader:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            self._malformed(lineno, "bad_utf8", f"invalid UTF-8 at byte {exc.start}")
-            return None
+            if self.on_error == "skip":
+                self.stats.skipped["bad_utf8"] += 1
+                return None
+            raise InputError(bad_utf8_location(self.path, lineno, exc.start, raw)) from None
         return text.removesuffix("\n").removesuffix("\r")
 
     def _fast_parse(self, data: bytes, first: int, count: int) -> tuple[list[str], list[list[str]], np.ndarray] | None:

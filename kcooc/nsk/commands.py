@@ -57,7 +57,7 @@ def nsk():
 
 @nsk.command("train")
 @config_options
-@input_option("Labelled structures, JSON lines (.gz/.bz2/.xz).", required=True)
+@input_option("Labelled structures, JSON lines (.gz/.bz2/.xz/.zst).", required=True)
 @output_option("Model file to write (.npz).", required=True)
 @click.option("--hashing", type=click.Choice(["exact", "random-knn", "klsh"]), default=None,
               help="k-NN search of the learning graph: exact, random k-NN or kernelized LSH [config: hashing.method].")

@@ -79,7 +79,7 @@ def srk():
 
 @srk.command("classify", old_options={"--c": "--svm-c"})
 @config_options
-@click.option("--train", "train_path", required=True, help="Labelled training pairs (TSV, .gz/.bz2/.xz).")
+@click.option("--train", "train_path", required=True, help="Labelled training pairs (TSV, .gz/.bz2/.xz/.zst).")
 @click.option("--test", "test_path", required=True, help="Pairs to classify (same columns; label ? if unknown).")
 @output_option("prediction<TAB>decision value per test pair, in input order.", default="-", show_default=True)
 @click.option("--metrics", "metrics_path", default=None, help="Write test metrics (and the C search) as JSON here.")

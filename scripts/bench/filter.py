@@ -16,6 +16,11 @@ second core is free.
 
     python -m scripts.bench.filter --corpus data/parallel/en-ja.tsv --workdir runs/bench-filter \
         --opusfilter-venv data/venv-opusfilter
+
+``--report-only``: only the cost of ``--report FILE.html``: the learned run with and without it, alternated
+``--repeats`` times in this process (the ratio of the medians; the machine's speed drifts between runs).
+
+    python -m scripts.bench.filter --corpus data/parallel/en-de.tsv --lines 200000 --report-only
 """
 
 from __future__ import annotations
@@ -80,6 +85,23 @@ def opusfilter_seconds(path: str, lines: int, workdir: str, venv: str, langs: li
     return timed([os.path.join(binary, "opusfilter"), "--overwrite", config], cwd=workdir, stderr=subprocess.DEVNULL)
 
 
+def report_cost(path: str, args) -> dict:
+    """Seconds of the learned run (configs/filter-learned.yaml, --jobs 1) without and with --report, alternated."""
+    base = [sys.executable, "-m", "kcooc", "filter-parallel", "-c", "configs/filter-learned.yaml", "-i", path,
+            "-o", os.path.join(args.workdir, "kept.tsv"), "-q", "--jobs", "1",
+            "--summary", os.path.join(args.workdir, "summary-report.json")]
+    page = os.path.join(args.workdir, "report.html")
+    without, with_report, report_seconds = [], [], []
+    for _ in range(args.repeats):
+        without.append(timed(base))
+        with_report.append(timed(base + ["--report", page]))
+        report_seconds.append(json.load(open(os.path.join(args.workdir, "summary-report.json")))["seconds"])
+    median = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+    return {"lines": args.lines, "without_report_seconds": without, "with_report_seconds": with_report,
+            "ratio_of_medians": round(median(with_report) / median(without), 3),
+            "report_bytes": os.path.getsize(page), "passes_with_report": report_seconds[-1]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default="data/parallel/en-ja.tsv")
@@ -91,10 +113,15 @@ def main() -> None:
                         help="OpusFilter runs on this many first lines")
     parser.add_argument("--langs", nargs=2, default=["en", "ja"], help="OpusFilter's --langs")
     parser.add_argument("--scripts", nargs="*", default=[], help="OpusFilter's --scripts (none for Japanese: kana)")
+    parser.add_argument("--report-only", action="store_true", help="only the cost of --report (with vs without)")
+    parser.add_argument("--repeats", type=int, default=3, help="--report-only: runs of each, alternated")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     small, big = os.path.join(args.workdir, f"{args.lines}.tsv"), os.path.join(args.workdir, f"{args.big_lines}.tsv")
     make_corpus(args.corpus, small, args.lines)
+    if args.report_only:
+        print(json.dumps(report_cost(small, args), indent=1))
+        return
 
     no_dedup = os.path.join(args.workdir, "filter-learned-nodedup.yaml")
     with open(no_dedup, "w", encoding="utf-8") as f:

@@ -1,0 +1,56 @@
+"""The --report page of a real run in a real browser: headless Chromium (Debian's `chromium`, which
+`make test` installs; skipped with the reason where it is missing) loads it with every network request
+refused and logged, and the page's DOM holds each section."""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import DATA, run
+
+CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser") if shutil.which(name)), None)
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make test installs Debian's "
+                                                        "chromium; or apt-get install chromium)")
+SECTIONS = ("run", "drops", "scores", "features", "classifier", "gate")
+
+
+def chromium(*args, tmp_path):
+    """Run headless Chromium on a throwaway profile: (stdout, the verbose log)."""
+    result = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                             f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=1",
+                             # the browser's own traffic off (updates, spelling, time), any other name unresolvable:
+                             # what the log still shows asking for an address is the page's
+                             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                             "--disable-default-apps", "--disable-extensions", "--disable-spell-checking",
+                             "--host-resolver-rules=MAP * ~NOTFOUND", *args],
+                            capture_output=True, text=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)})
+    return result.stdout, result.stderr
+
+
+def addresses(log: str) -> set[str]:
+    return {re.sub(r"[?#].*", "", u) for u in re.findall(r"(?:https?|ftp|wss?|file)://[^\s\"')]+", log)}
+
+
+def test_report_loads_in_chromium_with_no_request_and_every_section(tmp_path):
+    run("filter-parallel", "--src-lang", "en", "--tgt-lang", "de", "-i", os.path.join(DATA, "en-de.tsv"),
+        "-o", tmp_path / "kept.tsv", "--report", tmp_path / "report.html", "-q")
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    # nothing the page could fetch: no address, no src or href, no script, no @import or url()
+    assert not re.search(r"https?:|//[a-z]|\bsrc=|\bhref=|<script|@import|url\(", page, re.IGNORECASE)
+    url = (tmp_path / "report.html").as_uri()
+    dom, log = chromium("--dump-dom", url, tmp_path=tmp_path)
+    for section in SECTIONS:
+        assert f'<section id="{section}">' in dom, section
+    assert dom.count("<svg") >= 3 and "kcooc filter-parallel" in dom
+    # every address the log shows asked for, less what the browser asks for by itself on an empty page
+    # (its time and search services: not the page's), by scheme, host and path: nothing but the file
+    (tmp_path / "empty.html").write_text("<!DOCTYPE html><title>empty</title>", encoding="utf-8")
+    _, quiet = chromium("--dump-dom", (tmp_path / "empty.html").as_uri(), tmp_path=tmp_path)
+    assert addresses(log) - addresses(quiet) - {url} == set()
+    console = [line for line in log.splitlines() if "CONSOLE" in line and ("ERROR" in line or "Uncaught" in line)]
+    assert console == []
+    _, _ = chromium(f"--screenshot={tmp_path / 'report.png'}", "--window-size=1200,3000", url, tmp_path=tmp_path)
+    assert (tmp_path / "report.png").stat().st_size > 10_000
