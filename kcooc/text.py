@@ -51,7 +51,7 @@ def _tables() -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray
     return scripts, letter, space, control
 
 
-_SCRIPTS, _LETTER, _SPACE, _CONTROL = _tables()
+_SCRIPTS, LETTER, SPACE, CONTROL = _tables()
 
 
 def code_points(sentences: list[str], separator: str = "\n") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -76,11 +76,11 @@ class TextStats:
         codes, sentence_of = self.codes, self.sentence_of
         self._index = bmp(codes)
         self._n = len(sentences)
-        self.letters = self._count(_LETTER)
+        self.letters = self._count(LETTER)
         joins = np.ones(self._n, dtype=np.int64)  # the separator after every sentence but the last
         joins[-1:] = 0
-        self.controls = self._count(_CONTROL) - joins
-        space = _SPACE[self._index]
+        self.controls = self._count(CONTROL) - joins
+        space = SPACE[self._index]
         word_start = ~space & np.concatenate([[True], space[:-1]])
         self.words = np.bincount(sentence_of[word_start], minlength=self._n)
 
@@ -93,7 +93,7 @@ class TextStats:
             return np.zeros(0, dtype=np.int64)
         starts = np.concatenate([[0], np.cumsum(self.lengths[:-1] + 1)])
         # the separators are white space; one more position lets the last start be the end of an empty last sentence
-        positions = np.append(np.where(_SPACE[self._index], -1, np.arange(self.codes.size)), -1)
+        positions = np.append(np.where(SPACE[self._index], -1, np.arange(self.codes.size)), -1)
         last = np.maximum.reduceat(positions, starts)
         return np.where(last >= 0, self.codes[last].astype(np.int64), -1)
 
@@ -126,6 +126,17 @@ def _cjk_table() -> np.ndarray:
 
 SEPARATORS = _separator_table()
 CJK = _cjk_table()
+
+
+def _cased_letters() -> tuple[np.ndarray, np.ndarray]:
+    """Upper- and lower-case letters."""
+    characters = [chr(c) for c in range(_BMP)]
+    upper = np.fromiter((c.isupper() for c in characters), dtype=bool, count=_BMP)
+    lower = np.fromiter((c.islower() for c in characters), dtype=bool, count=_BMP)
+    return upper, lower
+
+
+UPPER, LOWER = _cased_letters()
 
 
 def lowered(sentences: list[str]) -> tuple[np.ndarray, np.ndarray, int]:

@@ -2,12 +2,14 @@
 
 import fcntl
 import gzip
+import io
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import zipfile
 
 import pytest
 import yaml
@@ -256,10 +258,13 @@ def test_learned_score_explains_drops_and_reports_its_validation(tmp_path, detec
     assert 0.5 < classifier["validation_accuracy"] <= 1 and 0.5 < classifier["validation_roc_auc"] <= 1
     rows = annotated_rows(tmp_path / "why.tsv")
     names = {"src_chars", "tgt_chars", "char_ratio", "word_ratio", "numbers", "placeholders", "urls", "capitals",
-             "punctuation", "ending", "src_lang", "tgt_lang", "phsic", "fluency_src", "fluency_tgt",
-             "numbers_mismatch", "placeholders_mismatch", "align_tgt", "align_src", "cover_src", "cover_tgt",
-             "token_ratio"}
-    inputs = names - {"tgt_lang"} | {"char_ratio_deviation", "word_ratio_deviation", "token_ratio_deviation"}
+             "punctuation", "ending", "src_lang", "tgt_lang", "phsic", "fluency_src", "fluency_tgt", "words_src",
+             "words_tgt", "numbers_mismatch", "placeholders_mismatch", "glyphs_src", "glyphs_tgt", "repeats_src",
+             "repeats_tgt", "long_words_src", "long_words_tgt", "caps_gap", "symbols_gap", "copy", "align_tgt",
+             "align_src", "cover_src", "cover_tgt", "order", "token_ratio"}
+    ratios = {"char_ratio", "word_ratio", "token_ratio"}
+    inputs = names - {"tgt_lang", "src_chars", "tgt_chars"} - ratios | {f"{r}_{side}" for r in ratios
+                                                                      for side in ("above", "below")}
     # what lowered a dropped line most: a language gate, or one input (of the detector that fired most)
     prefixes = [f"{detector}:" for detector in set(NOISE_FAMILIES.values())] if detectors else [""]
     reasons = {prefix + name for prefix in prefixes for name in inputs} | {"tgt_lang", "src_lang"}
@@ -301,11 +306,11 @@ def test_learned_model_is_validated(tmp_path):
     other, _ = learned_run(tmp_path, "--model", tmp_path / "m.npz", "--tgt-lang", "de", name="o.tsv", check=False)
     assert (other.returncode == 2 and "error: --tgt-lang: " in other.stderr
             and "trained with tgt_lang ja" in other.stderr)
-    broken = {**arrays, "classifier_coef": arrays["classifier_coef"][..., :3]}  # too few terms
+    broken = {**arrays, "classifier_model0_weights": arrays["classifier_model0_weights"][:3]}  # too few terms
     artifact.save(str(tmp_path / "bad.npz"), "filter", broken, {k: v for k, v in header.items() if k not in (
         "kind", "format_version", "kcooc_version")})
     bad, _ = learned_run(tmp_path, "--model", tmp_path / "bad.npz", name="b.tsv", check=False)
-    assert bad.returncode == 2 and "coef" in bad.stderr and "Traceback" not in bad.stderr
+    assert bad.returncode == 2 and "do not fit together" in bad.stderr and "Traceback" not in bad.stderr
     older = {k: v for k, v in header.items() if k not in ("kind", "format_version", "kcooc_version")}
     older["features"] = header["features"][:-5] + ["lexical_src_avg"] + header["features"][-5:]  # an older version's
     artifact.save(str(tmp_path / "older.npz"), "filter", arrays, older)
@@ -326,6 +331,16 @@ def test_learned_model_is_validated(tmp_path):
         artifact.save(str(tmp_path / name), "filter", arrays, {**kept, **lie})
         lying, _ = learned_run(tmp_path, "--model", tmp_path / name, name="b.tsv", check=False)
         assert lying.returncode == 2 and expect in lying.stderr and lying.stderr.count("\n") == 1, lying.stderr
+    with zipfile.ZipFile(tmp_path / "m.npz") as good, zipfile.ZipFile(tmp_path / "nan.npz", "w") as poisoned:
+        for member in good.namelist():  # NaN in a model, written around artifact.save (which refuses it)
+            data = good.read(member)
+            if member == "classifier_model0_weights.npy":
+                buffer = io.BytesIO()
+                np.save(buffer, arrays["classifier_model0_weights"] * np.nan)
+                data = buffer.getvalue()
+            poisoned.writestr(member, data)
+    poisoned, _ = learned_run(tmp_path, "--model", tmp_path / "nan.npz", name="n.tsv", check=False)
+    assert poisoned.returncode == 2 and "NaN" in poisoned.stderr and not (tmp_path / "n.tsv").exists()
     del arrays["counts_trigrams"]
     artifact.save(str(tmp_path / "bad2.npz"), "filter", arrays, {k: v for k, v in header.items() if k not in (
         "kind", "format_version", "kcooc_version")})
@@ -333,7 +348,7 @@ def test_learned_model_is_validated(tmp_path):
     assert bad.returncode == 2 and "incomplete filter model" in bad.stderr
     phsic, _ = learned_run(tmp_path, "--model", tmp_path / "m.npz", "--scorer", "phsic", name="p.tsv", check=False)
     assert phsic.returncode == 2 and "expected a 'phsic' model" in phsic.stderr
-    assert not np.isnan(arrays["classifier_coef"]).any()
+    assert all(np.isfinite(v).all() for k, v in arrays.items() if k.startswith("classifier_model"))
 
 
 def test_no_config_default_command_learns_with_language_rules(tmp_path):

@@ -245,6 +245,7 @@ def test_filter_config_rejects_two_selections_and_unknown_languages():
 
 
 # -- the learned score's features against per-pair references ---------------------------------------
+import itertools  # noqa: E402
 import math  # noqa: E402
 import re  # noqa: E402
 import zlib  # noqa: E402
@@ -510,23 +511,105 @@ def naive_trigrams(sentence, buckets):
     return out
 
 
+def naive_words(sentence, buckets):
+    """(previous word, word) ids of a sentence as CorpusCounts counts them: words hashed into
+    1 .. buckets - 1, the sentence start 0."""
+    words = [naive_hash(token) % (buckets - 1) + 1 for token in naive_token_list(sentence)]
+    return list(zip([0] + words[:-1], words))
+
+
+def naive_bigram(previous, word, buckets):
+    return int(mix64(np.uint64(previous * buckets + word))) % buckets
+
+
+def naive_damage(s, t):
+    """DAMAGE_FEATURES of one pair, character by character as damage.py's docstring defines them."""
+    from kcooc.filtering.damage import _CONTINUATION, _LEAD, _PRIVATE_USE
+    from kcooc.text import CONTROL, LETTER, LOWER, SPACE, UPPER
+
+    def table(t, c):
+        return bool(t[min(ord(c), 0xFFFF)])
+
+    def glyphs(x):
+        count = 0
+        for i, c in enumerate(x):
+            following = x[i + 1] if i + 1 < len(x) else "\n"
+            glyph = (table(CONTROL, c) or table(_PRIVATE_USE, c) or c == "\ufffd") and c != "\t"
+            glyph |= table(_LEAD, c) and table(_CONTINUATION, following)
+            glyph |= c == "\\" and following in "uUxn"
+            glyph |= c == "&" and (following == "#" or table(LETTER, following)) and ";" in x[i + 2 : i + 10]
+            glyph |= c == " " and (following == " " and i > 0 or following in ",.")
+            count += glyph
+        return count / max(sum(not table(SPACE, c) for c in x), 1)
+
+    def repeats(x):
+        tokens = [naive_hash(token) % (1 << 20) for token in naive_token_list(x)]
+        bigrams = list(zip(tokens, tokens[1:]))
+        return sum(b in bigrams[:k] for k, b in enumerate(bigrams)) / max(len(bigrams), 1)
+
+    def longest_run(x):
+        runs = "".join("a" if table(LETTER, c) else " " for c in x).split()
+        return max(map(len, runs), default=0)
+
+    def caps(x):
+        upper, lower = sum(table(UPPER, c) for c in x), sum(table(LOWER, c) for c in x)
+        return upper / max(upper + lower, 1), upper + lower > 0
+
+    def symbols(x):
+        visible = [c for c in x if not table(SPACE, c)]
+        return sum(not table(LETTER, c) for c in visible) / max(len(visible), 1)
+
+    def trigrams(x):
+        x = x.lower() + "\n"
+        return {x[i : i + 3] for i in range(len(x) - 2)}
+
+    (s_caps, s_cased), (t_caps, t_cased) = caps(s), caps(t)
+    copied = len(trigrams(t) & trigrams(s)) / max(len(trigrams(t)), 1)
+    return [glyphs(s), glyphs(t), repeats(s), repeats(t), math.log1p(longest_run(s)), math.log1p(longest_run(t)),
+            abs(s_caps - t_caps) if s_cased and t_cased else 0.0, abs(symbols(s) - symbols(t)), copied]
+
+
+def test_damage_features_equal_a_per_pair_reference():
+    from kcooc.filtering.damage import damage_features
+
+    src, tgt = excerpt(150)
+    damaged = [("Caf\u00c3\u00a9 ouvert", "Cafe open"), ("the the the the file", "die Datei die Datei  ,"),
+               ("Tom &amp; Jerry &x", "; Tom &#38; Jerry \\u00e9"), ("Ã", "\u00e2\u20ac\u2122 x"),
+               ("a\x07b\ufffdc\ue000", "NOSPACESBETWEENTHEWORDSATALL"), ("", "ok"), ("SHOUTED TEXT", "quiet text"),
+               ("x &b", "amp; tail"), ("; 42 % $ ###", "words only"), ("日本語のテキスト", "日本語のテキスト")]
+    src, tgt = src + [d[0] for d in damaged], tgt + [d[1] for d in damaged]
+    buckets = 1 << 20
+    got = damage_features(src, tgt, TextStats(src), TextStats(tgt), token_sequences(src, buckets),
+                          token_sequences(tgt, buckets))
+    expected = np.array([naive_damage(s, t) for s, t in zip(src, tgt)])
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+    assert (expected[-len(damaged):] != 0).any(axis=0).all()  # every feature is exercised
+
+
 def test_corpus_features_equal_a_per_pair_reference():
     src, tgt = excerpt(200)
-    fluency = 512
-    counts = feat.CorpusCounts.count(src, tgt, fluency)
+    fluency, word_buckets = 512, 1024
+    counts = feat.CorpusCounts.count(src, tgt, fluency, word_buckets)
     trigrams, contexts = np.zeros((2, fluency)), np.zeros((2, fluency))
+    words, bigrams = np.zeros((2, word_buckets)), np.zeros((2, word_buckets))
     for s, t in zip(src, tgt):
         for side, text in enumerate((s, t)):
             for tri, ctx in naive_trigrams(text, fluency):
                 trigrams[side, tri] += 1
                 contexts[side, ctx] += 1
+            pairs = naive_words(text, word_buckets)
+            words[side, 0] += bool(pairs)  # the sentences with a word: the first word's context
+            for previous, word in pairs:
+                words[side, word] += 1
+                bigrams[side, naive_bigram(previous, word, word_buckets)] += 1
     assert np.array_equal(counts.trigrams, trigrams) and np.array_equal(counts.contexts, contexts)
-    halves = feat.CorpusCounts.count(src[:77], tgt[:77], fluency).merge(
-        feat.CorpusCounts.count(src[77:], tgt[77:], fluency))
+    assert np.array_equal(counts.words, words) and np.array_equal(counts.bigrams, bigrams)
+    halves = feat.CorpusCounts.count(src[:77], tgt[:77], fluency, word_buckets).merge(
+        feat.CorpusCounts.count(src[77:], tgt[77:], fluency, word_buckets))
     assert all(np.array_equal(x, y) for x, y in zip(halves.arrays().values(), counts.arrays().values()))
 
     model = feat.CorpusModel(counts)
-    a = model.smoothing
+    a, b, prior = model.smoothing, model.interpolation, model.word_prior
 
     def fluency_score(text, side):
         grams = naive_trigrams(text, fluency)
@@ -535,8 +618,20 @@ def test_corpus_features_equal_a_per_pair_reference():
         return sum(math.log(trigrams[side, tri] + a) - math.log(contexts[side, ctx] + a * model.alphabet)
                    for tri, ctx in grams) / len(grams)
 
-    expected = [[fluency_score(s, 0), fluency_score(t, 1)] for s, t in zip(src, tgt)]
+    def word_score(text, side):  # CorpusModel's docstring: mean log p(w | v) / p(w) with `prior` words of 0
+        total = words[side, 1:].sum()
+        log_ratios = []
+        for previous, word in naive_words(text, word_buckets):
+            unigram = (words[side, word] + 0.5) / (total + 0.5 * word_buckets)
+            bigram = (bigrams[side, naive_bigram(previous, word, word_buckets)] + b * unigram) / (
+                words[side, previous] + b)
+            log_ratios.append(math.log(bigram / unigram))
+        return sum(log_ratios) / (len(log_ratios) + prior)
+
+    expected = [[fluency_score(s, 0), fluency_score(t, 1), word_score(s, 0), word_score(t, 1)]
+                for s, t in zip(src, tgt)]
     np.testing.assert_allclose(model.features(src, tgt), np.array(expected), rtol=2e-5, atol=2e-5)
+    assert np.ptp(np.array(expected)[:, 2:]) > 0.5  # the word scores are not all the prior's 0
 
 
 def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():
@@ -563,6 +658,10 @@ def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():
         elif kind == "joined":
             assert (ns == s and nt.startswith(t) and nt[len(t):].strip() in tgt) != (
                 nt == t and ns.startswith(s) and ns[len(s):].strip() in src)
+        elif kind == "misordered":  # one side's words (characters if it has fewer than three) out of order
+            def units(x):
+                return sorted(x.split()) if len(x.split()) >= 3 else sorted(x)
+            assert (ns == s and nt != t and units(nt) == units(t)) or (nt == t and ns != s and units(ns) == units(s))
         elif kind == "placeholders_changed":
             found, now = ([m.group() for m in feat.PATTERNS["placeholders"].finditer(x)] for x in (t, nt))
             assert ns == s and (not now or sorted(now) != sorted(found)) and (found or now == ["%s"])
@@ -647,13 +746,16 @@ def naive_alignment(src, tgt, buckets):
         m, n = cut(len(s), len(t))
         ratio = math.log1p(len(t)) - math.log1p(len(s))
         if not m or not n:
-            features.append([math.log(1 / buckets)] * 2 + [0.0, 0.0, ratio])
+            features.append([math.log(1 / buckets)] * 2 + [0.0, 0.0, math.nan, ratio])
             continue
         s, t = s[:m], t[:n]
         best_t, forward = viterbi_and_score(s, t, tables[0], lambdas[0])
         best_s, reverse = viterbi_and_score(t, s, tables[1], lambdas[1])
-        links = {(i, j) for j, i in enumerate(best_t) if i >= 0 and best_s[i] == j}
-        features.append([forward, reverse, len({i for i, _ in links}) / m, len({j for _, j in links}) / n, ratio])
+        links = sorted((j, i) for j, i in enumerate(best_t) if i >= 0 and best_s[i] == j)
+        crossing = [a[1] > b[1] for a, b in itertools.combinations(links, 2)]  # links in target order
+        order = sum(crossing) / len(crossing) if crossing else math.nan
+        features.append([forward, reverse, len({i for _, i in links}) / m, len({j for j, _ in links}) / n, order,
+                         ratio])
     return tables, lambdas, np.array(features)
 
 
@@ -665,8 +767,9 @@ def test_alignment_model_equals_a_naive_reference():
     np.testing.assert_allclose(model.reverse, tables[1], rtol=1e-5)
     assert model.diagonals.tolist() == lambdas
     np.testing.assert_allclose(model.features(src, tgt), features, rtol=1e-5, atol=1e-5)
+    assert np.nanmax(features[:, 4]) > 0 and np.isnan(features[:, 4]).sum() < len(src) // 2  # order is measured
     again = AlignmentModel.from_arrays(model.arrays())
-    assert np.array_equal(again.features(src, tgt), model.features(src, tgt))
+    assert np.array_equal(again.features(src, tgt), model.features(src, tgt), equal_nan=True)
     with pytest.raises(KcoocError):
         AlignmentModel.from_arrays({**model.arrays(), "reverse": model.reverse[:-1]})
 
@@ -694,36 +797,131 @@ def test_similar_partners_share_a_minhash_of_their_sources():
     assert shared > len(src) // 3
 
 
-def test_classifier_matches_sklearn_and_survives_a_round_trip():
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.preprocessing import PolynomialFeatures
+def naive_monotone(model, row):
+    """m(x) of monotone.py's docstring for one row, in plain Python from the fitted parameters."""
+    orientation = model.orientation.tolist()
+    signs = [o or 1 for o in orientation]
+    o = [model.medians_[j] if math.isnan(x) else x * signs[j] for j, x in enumerate(row)]
+    weights, k, total = model.weights_.tolist(), 0, model.intercept_
+    for j in range(len(row)):
+        e = model.edges_[model.edge_offsets_[j] : model.edge_offsets_[j + 1]]
+        for q in range(len(e) - 1):
+            ramp = (o[j] - e[q]) / (e[q + 1] - e[q])
+            ramp = min(ramp, 1.0) if q == 0 and orientation[j] else min(max(ramp, 0.0), 1.0)
+            total, k = total + weights[k] * ramp, k + 1
+    oriented = [j for j in range(len(row)) if orientation[j]]
+    u = [min(max((o[j] - model.low_[i]) / model.span_[i], 0.0), 1.0) for i, j in enumerate(oriented)]
+    v = min(max((o[model.length] - model.length_low_) / model.length_span_, 0.0), 1.0)
+    for a, b in itertools.combinations(range(len(u)), 2):
+        total, k = total + weights[k] * u[a] * u[b], k + 1
+    for factor in (v, 1 - v):
+        for a in range(len(u)):
+            total, k = total + weights[k] * u[a] * factor, k + 1
+    assert k == len(weights)
+    return total
 
+
+def test_monotone_logistic_equals_its_formula_is_optimal_and_never_rewards_disagreement():
+    from kcooc.filtering.monotone import MonotoneLogistic
+
+    rng = np.random.default_rng(0)
+    n = 600
+    X = np.column_stack([rng.normal(0, 1, n), rng.exponential(1, n), rng.uniform(1, 5, n), rng.normal(0, 1, n)])
+    clean = X[:, 0] - X[:, 1] + 0.5 * X[:, 3] * X[:, 2] / 3 + 0.5 * rng.normal(size=n) > 0
+    orientation = np.array([1, -1, 0, 1])  # alignment-like, mismatch-like, a length, another agreement
+    model = MonotoneLogistic(orientation, length=2, regularization=1.0).fit(X, clean)
+    rows = np.vstack([X[:40], [[np.nan, 0.5, 3.0, 0.0], [-9.0, 9.0, 0.5, -9.0], [9.0, -1.0, 9.0, 9.0]]])
+    np.testing.assert_allclose(model.decision_function(rows), [naive_monotone(model, r) for r in rows], atol=1e-9)
+    assert model.decision_function(rows[[-2]])[0] < model.decision_function(X).min()  # no floor below the sample
+    # the optimum of the bounded problem (Karush-Kuhn-Tucker): free weights have zero gradient, weights at
+    # their bound 0 a gradient that pushes them below it
+    D = model.design(X)
+    p = 1 / (1 + np.exp(-(D @ model.weights_ + model.intercept_)))
+    gradient = D.T @ (p - clean) / n + model.weights_ / (model.regularization * n)
+    curves = np.repeat(np.arange(4), np.diff(model.edge_offsets_) - 1)
+    bounded = np.r_[orientation[curves] != 0, np.ones(D.shape[1] - curves.size, dtype=bool)]
+    assert (model.weights_[bounded] >= 0).all() and abs(np.mean(p - clean)) < 1e-5
+    at_bound = bounded & (model.weights_ == 0)
+    assert (np.abs(gradient[~at_bound]) < 1e-5).all() and (gradient[at_bound] > -1e-5).all()
+    assert at_bound.any() and (~at_bound & bounded).any()  # both cases are exercised
+    # monotone: making any oriented input cleaner, with the others fixed anywhere, never lowers m
+    steps = np.linspace(-6, 6, 49)
+    for j in (0, 1, 3):
+        grid = np.repeat(rows, steps.size, axis=0)
+        grid[:, j] = np.tile(steps * orientation[j], len(rows))
+        m = model.decision_function(grid).reshape(len(rows), steps.size)
+        assert (np.diff(m, axis=1) >= -1e-12).all()
+    # losses: exactly the rise of m with one input set to the reference's value
+    reference = np.median(X[clean], axis=0)
+    losses = model.losses(rows, reference)
+    for i, j in enumerate((0, 1, 3)):
+        replaced = rows.copy()
+        replaced[:, j] = reference[j]
+        np.testing.assert_allclose(losses[:, i], model.decision_function(replaced) - model.decision_function(rows),
+                                   atol=1e-9)
+    params, arrays = model.state()
+    assert np.array_equal(MonotoneLogistic.from_state(params, arrays).decision_function(rows),
+                          model.decision_function(rows))
+    with pytest.raises(KcoocError, match="do not fit together"):
+        MonotoneLogistic.from_state(params, {**arrays, "weights": arrays["weights"][:-1]})
+
+
+def test_typicality_is_the_share_of_the_sample_at_most_as_clean():
+    from kcooc.filtering.typicality import Typicality
+
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.normal(size=2000), rng.exponential(size=2000), rng.normal(size=2000)])
+    typical = Typicality(np.array([1, -1, 0]), share=0.05, weight=0.5).fit(X)
+    rows = np.vstack([X[:300], [[-10.0, 10.0, 0.0], [np.nan, 0.1, 0.0]]])
+    got = typical.log_factors(rows)
+    assert got.shape == (len(rows), 2)
+    for c, (j, sign) in enumerate(((0, 1), (1, -1))):
+        oriented = X[:, j] * sign
+        for r, row in enumerate(rows):
+            if math.isnan(row[j]):
+                assert got[r, c] == 0  # no evidence, no penalty
+                continue
+            share = np.mean(oriented <= row[j] * sign)  # the empirical lower tail (1001 quantiles: to 1/1000)
+            low, high = max(share - 0.0015, 1 / 2001), share + 0.0015
+            assert (0.5 * min(0.0, math.log(low / 0.05)) - 1e-9
+                    <= got[r, c] <= 0.5 * min(0.0, math.log(high / 0.05)) + 1e-9)
+    assert got[-2].sum() == pytest.approx(2 * 0.5 * math.log((1 / 2001) / 0.05))  # beyond the sample: the floor
+    assert np.mean(got.sum(axis=1) == 0) > 0.85  # inside the bulk on both: factor 1
+    params, arrays = typical.state()
+    assert np.array_equal(Typicality.from_state(np.array([1, -1, 0]), params, arrays).log_factors(rows), got)
+
+
+def test_pair_classifier_combines_its_factors_and_its_gates():
     rng = np.random.default_rng(0)
     names = ["phsic", "char_ratio", "numbers"]
     F = rng.normal(size=(400, 3))
     clean = F[:, 0] - np.abs(F[:, 1]) + 0.3 * rng.normal(size=400) > 0
     model = PairClassifier(names, regularization=0.5).fit(F, clean)
-    expanded = np.column_stack([F, np.abs(F[:, 1] - np.median(F[clean, 1]))])
-    standard = (expanded - expanded.mean(0)) / expanded.std(0)
-    terms = PolynomialFeatures(2, include_bias=False).fit_transform(standard)
-    reference = LogisticRegression(C=0.5, solver="newton-cholesky", max_iter=100, tol=1e-6).fit(terms, clean)
-    np.testing.assert_allclose(model.predict_proba(F), reference.predict_proba(terms)[:, 1], atol=1e-6)
-    average = standard[clean].mean(0)
+    assert model.input_names == ["phsic", "char_ratio_above", "char_ratio_below", "numbers"]
+    median = np.median(F[clean, 1])
+    X = np.column_stack([F[:, 0], np.maximum(F[:, 1] - median, 0), np.maximum(median - F[:, 1], 0), F[:, 2]])
+    np.testing.assert_allclose(model.inputs(F), X)
+    m = model.models_[0].decision_function(X)
+    np.testing.assert_allclose(model.predict_proba(F), np.exp(model.typicality_.log_factors(X).sum(axis=1))
+                               / (1 + np.exp(-m)), rtol=1e-12)
+    # weakest: the input whose value set to the clean median's raises the model's log-odds plus the log
+    # typicality factor most
+    reference = np.median(X[clean], axis=0)
 
-    def naive_weakest(z):
-        def decision(v):
-            return reference.decision_function(PolynomialFeatures(2, include_bias=False).fit_transform(v[None]))[0]
-        return int(np.argmax([decision(np.where(np.arange(4) == k, average, z)) for k in range(4)]))
+    def naive_weakest(x):
+        def log_score(v):
+            return model.models_[0].decision_function(v[None])[0] + model.typicality_.log_factors(v[None]).sum()
+        return int(np.argmax([log_score(np.where(np.arange(4) == k, reference, x)) for k in range(4)]))
 
-    assert model.weakest(F[:50]).tolist() == [naive_weakest(z) for z in standard[:50]]
+    assert model.weakest(F[:50]).tolist() == [naive_weakest(x) for x in X[:50]]
+    assert model.expanded_names[model.weakest(np.array([[0.0, median + 6.0, 0.0]]))[0]] == "char_ratio_above"
     params, arrays = model.state()
     again = PairClassifier.from_state(params, arrays)
     assert np.array_equal(again.predict_proba(F), model.predict_proba(F))
     assert np.array_equal(again.weakest(F), model.weakest(F))
-    assert model.expanded_names[model.weakest(np.array([[0.0, 6.0, 0.0]]))[0]].startswith("char_ratio")
-    with pytest.raises(KcoocError, match="coef"):
-        PairClassifier.from_state(params, {**arrays, "coef": arrays["coef"][:, :2]})
-    # a declared language is a gate on the regression's probability, not one of its inputs
+    with pytest.raises(KcoocError, match="medians"):
+        PairClassifier.from_state(params, {**arrays, "medians": arrays["medians"][:0]})
+    # a declared language is a gate on the probability, not one of the model's inputs
     posterior = np.where(rng.random(400) < 0.3, rng.random(400) ** 8 * 0.5, 1.0)
     chars = rng.integers(1, 200, 400)
     G = np.column_stack([F, np.log1p(chars), posterior])
@@ -752,11 +950,11 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
     np.testing.assert_allclose(gated.predict_proba(G), expected, rtol=1e-12)
     weakest = gated.weakest(G)
     low = posterior + (1 - posterior) * q < 0.5
-    assert low.any() and (weakest[low] == 5).all()
+    assert low.any() and all(gated.expanded_names[k] == "tgt_lang" for k in weakest[low])
     assert np.array_equal(weakest[~low], plain.weakest(G[:, :4])[~low])
     params, arrays = gated.state()
     assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(G), gated.predict_proba(G))
-    # the source's posterior: an input of the regression, and with source_language_prior a gentler gate too
+    # the source's posterior: an input of the model, and with source_language_prior a gentler gate too
     source = names + ["src_chars", "src_lang"]
     as_input = PairClassifier(source, regularization=0.5).fit(G, clean)
     both = PairClassifier(source, regularization=0.5, source_language_prior=0.99).fit(G, clean)
@@ -766,13 +964,44 @@ def test_classifier_matches_sklearn_and_survives_a_round_trip():
                                rtol=1e-12)
     params, arrays = both.state()
     assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(G), both.predict_proba(G))
-    older = {k: v for k, v in as_input.state()[0].items() if k != "source_language_prior"}  # saved before the option
-    assert PairClassifier.from_state(older, as_input.state()[1]).gate.columns == []
 
 
-def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.preprocessing import PolynomialFeatures
+def test_the_learned_score_never_rises_when_a_real_pair_disagrees_more():
+    """Issue: prior knowledge the classifier cannot unlearn. On real pairs, moving any feature that measures
+    disagreement or damage one step worse (a length ratio further from the corpus's typical one, more
+    mismatched numbers, less agreement) never raises the probability, whatever the synthetic noise taught."""
+    from kcooc.filtering.scorer import ORIENTATION
+    from kcooc.text import TextStats as Stats
+
+    src, tgt = read_en_ja(600)
+    names = list(feat.PAIR_FEATURES)
+
+    def features(s, t):
+        return feat.pair_features(s, t, Stats(s), Stats(t))
+
+    classifier, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7)
+    F = features(src[:150], tgt[:150]).astype(np.float64)
+    checked = 0
+    for k, name in enumerate(names):
+        if name in ("char_ratio", "word_ratio"):
+            median = classifier.medians_[classifier.deviation_columns.index(k)]
+            directions = [np.where(F[:, k] >= median, 1.0, -1.0)]  # away from the typical ratio
+        elif ORIENTATION.get(name):
+            directions = [-ORIENTATION[name] * np.ones(len(F))]
+        else:
+            continue
+        scale = np.std(F[:, k]) or 1.0
+        for direction in directions:
+            p = [classifier.predict_proba(F + np.outer(direction * step * scale, np.arange(F.shape[1]) == k))
+                 for step in np.linspace(0, 3, 13)]
+            assert (np.diff(np.array(p), axis=0) <= 1e-12).all(), name
+            checked += 1
+    assert checked >= 6
+
+
+def test_detectors_are_fits_against_their_own_noise_and_the_clean_probability_is_their_softmax():
+    from kcooc.filtering.monotone import MonotoneLogistic
+    from kcooc.filtering.typicality import feature_noise
 
     rng = np.random.default_rng(1)
     names = ["phsic", "char_ratio", "numbers", "src_lang"]  # the source's posterior is an input, not a gate
@@ -783,36 +1012,27 @@ def test_detectors_are_binary_fits_and_the_clean_probability_is_their_softmax():
     F[labels == 2, 0] -= rng.uniform(0.5, 1.5, n // 3)  # misaligned: low PHSIC only
     model = PairClassifier(names, regularization=0.5, detectors=["length", "misaligned"]).fit(F, labels)
     assert model.gate.columns == [] and model.detectors_ == ["length", "misaligned"]
-    expanded = np.column_stack([F, np.abs(F[:, 1] - np.median(F[labels == 0, 1]))])
-    scale = expanded.std(0)
-    scale[scale == 0] = 1
-    terms = PolynomialFeatures(2, include_bias=False).fit_transform((expanded - expanded.mean(0)) / scale)
+    X = model.inputs(F)
+    clean = labels == 0
+    noise = feature_noise(X[clean], model.orientation, 1.0, 0.02, np.random.default_rng([0, 2]))
     margins = []
-    for k in (1, 2):  # each detector: clean against its own noise alone
-        rows = (labels == 0) | (labels == k)
-        reference = LogisticRegression(C=0.5, solver="newton-cholesky", max_iter=100, tol=1e-6)
-        reference.fit(terms[rows], labels[rows] == 0)
-        margins.append(-reference.decision_function(terms))
-    np.testing.assert_allclose(model.margins(F), np.column_stack(margins), rtol=1e-6, atol=1e-6)
-    # P(clean) is the softmax of (0, m_1, m_2), computed by hand from the stored arrays
+    for k in (1, 2):  # each detector: clean against its own noise alone, and the feature-space noise
+        rows = clean | (labels == k)
+        detector = MonotoneLogistic(model.orientation, model.length, 0.5).fit(
+            np.vstack([X[rows], noise]), np.r_[clean[rows], np.zeros(len(noise), dtype=bool)])
+        margins.append(detector.decision_function(X))
+    np.testing.assert_allclose(model.margins(F), np.column_stack(margins), rtol=1e-9, atol=1e-9)
+    softmax = 1 / (1 + np.exp(-np.column_stack(margins)).sum(axis=1))
+    np.testing.assert_allclose(model.predict_proba(F), softmax * np.exp(model.typicality_.log_factors(X).sum(axis=1)),
+                               rtol=1e-9)
     params, arrays = model.state()
-    z = (expanded - arrays["mean"]) / arrays["scale"]
-    by_hand = []
-    for row in z:
-        quadratic = [row[i] * row[j] for i in range(len(row)) for j in range(i, len(row))]
-        m = [float(np.dot(arrays["coef"][k], np.r_[row, quadratic]) + arrays["intercept"][k]) for k in range(2)]
-        by_hand.append(1 / (1 + sum(math.exp(x) for x in m)))
-    np.testing.assert_allclose(model.predict_proba(F), by_hand, rtol=1e-9)
     again = PairClassifier.from_state(params, arrays)
     assert np.array_equal(again.predict_proba(F), model.predict_proba(F)) and again.detectors_ == model.detectors_
     # a pair that looks clean on everything but its length ranks below (nearly) every clean pair
     defect = np.array([[1.0, 1.2, 1.0, 0.95]])
-    p = model.predict_proba(defect)[0]
-    assert p < np.quantile(model.predict_proba(F[labels == 0]), 0.02)
-    assert model.expanded_names[model.weakest(defect)[0]].startswith("length:char_ratio")
-    assert model.expanded_names[model.weakest(np.array([[-0.5, 0.0, 1.0, 0.95]]))[0]] == "misaligned:phsic"
-    with pytest.raises(KcoocError, match="intercept"):
-        PairClassifier.from_state(params, {**arrays, "intercept": arrays["intercept"][:1]})
+    assert model.predict_proba(defect)[0] < np.quantile(model.predict_proba(F[clean]), 0.02)
+    assert model.expanded_names[model.weakest(defect)[0]].endswith(":char_ratio_above")
+    assert model.expanded_names[model.weakest(np.array([[-0.5, 0.0, 1.0, 0.95]]))[0]].endswith(":phsic")
     with pytest.raises(KcoocError, match="detectors"):
         PairClassifier.from_state({**params, "fitted_detectors": ["other"]}, arrays)
 
@@ -885,26 +1105,6 @@ def test_training_calibrates_the_gate_without_the_share_the_other_features_doubt
     assert np.mean(F[gated, -1] < 0.5) < np.mean(F[credible, -1] < 0.5)
 
 
-def test_a_binary_classifier_of_an_older_artifact_still_scores_as_it_did():
-    rng = np.random.default_rng(2)
-    names = ["phsic", "char_ratio", "src_chars", "tgt_chars", "src_lang", "tgt_lang"]
-    F = np.column_stack([rng.normal(size=(400, 2)), np.log1p(rng.integers(1, 200, (400, 2))),
-                         np.where(rng.random((400, 2)) < 0.2, rng.random((400, 2)), 1.0)])
-    clean = F[:, 0] - np.abs(F[:, 1]) > 0
-    both = PairClassifier(names, regularization=0.5, gated=["src_lang", "tgt_lang"]).fit(F, clean)
-    params, arrays = both.state()
-    # what the older code wrote: the clean decision (w, b) of one fit, both sides gated, b in the header
-    old_params = {k: params[k] for k in ("names", "regularization", "seed", "language_prior")}
-    old_params["intercept"] = -float(arrays["intercept"][0])
-    old_arrays = {**{k: v for k, v in arrays.items() if k != "intercept"}, "coef": -arrays["coef"][0]}
-    old = PairClassifier.from_state(old_params, old_arrays)
-    assert old.gate.columns == [4, 5]
-    Z = both.standardised(F)
-    decision = PairClassifier._terms(Z) @ old_arrays["coef"] + old_params["intercept"]
-    expected = 1 / (1 + np.exp(-decision)) * both.gate.factors(F).prod(axis=1)
-    np.testing.assert_allclose(old.predict_proba(F), expected, rtol=1e-12)
-
-
 def test_training_is_seeded_and_reports_held_out_numbers():
     from kcooc.text import TextStats as Stats
 
@@ -915,7 +1115,8 @@ def test_training_is_seeded_and_reports_held_out_numbers():
 
     first, report = train(features, list(feat.PAIR_FEATURES), src, tgt, 0.25, 1.0, seed=7)
     second, again = train(features, list(feat.PAIR_FEATURES), src, tgt, 0.25, 1.0, seed=7)
-    assert report == again and np.array_equal(first.coef_, second.coef_)
+    assert report == again and all(np.array_equal(a.weights_, b.weights_)
+                                   for a, b in zip(first.models_, second.models_))
     assert report["validation_pairs"] + report["train_pairs"] == 1200
     assert 0.7 < report["validation_roc_auc"] <= 1 and set(report["validation_recall_by_noise"]) == set(NOISE_KINDS)
     with pytest.raises(KcoocError, match="too few"):
@@ -936,13 +1137,17 @@ def test_training_is_seeded_and_reports_held_out_numbers():
     keep = [i for i in range(1200) if not held[i] and i not in doubtful]
     expected = PairClassifier(names, 1.0, 7, detectors=families).fit(F[keep], labels[keep], start=first_detectors)
     assert cleaned.detectors_ == families
-    np.testing.assert_allclose(cleaned.coef_, expected.coef_)
-    assert not np.allclose(cleaned.coef_, first_detectors.coef_)
+
+    def weights(classifier):
+        return np.concatenate([model.weights_ for model in classifier.models_])
+
+    np.testing.assert_allclose(weights(cleaned), weights(expected), rtol=1e-6, atol=1e-6)
+    assert not np.allclose(cleaned.predict_proba(F), first_detectors.predict_proba(F))
     one, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7)  # the default: one clean-vs-all fit
     held_out = np.random.default_rng(8).random(600) < 0.25
     rows = np.flatnonzero(~np.tile(held_out, 2))
     binary = PairClassifier(names, 1.0, 7).fit(F[rows], rows < 600)
-    assert one.detectors_ == ["noise"] and np.allclose(one.coef_, binary.coef_)
+    assert one.detectors_ == ["noise"] and np.allclose(weights(one), weights(binary))
 
 
 def test_learned_scores_through_the_passes_equal_the_classifier_on_every_feature(tmp_path):

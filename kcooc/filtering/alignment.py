@@ -19,6 +19,10 @@ language pairs with different word orders). Features per pair (``ALIGNMENT_FEATU
   best partner prefers another word, or the empty word, counts as uncovered. A near miss (the
   translation of a neighbouring segment) shares common words with the source but leaves the
   words that make it different uncovered;
+* ``order``: share of the pairs of those intersection links that cross (the first of them in the
+  target links a later source word: Kendall's distance between the links' source and target orders,
+  Kendall 1938), NaN (no evidence either way) with fewer than two links: misordered words cross links that a translation
+  keeps in the order the language pair's grammar gives (which the corpus's own pairs show);
 * ``token_ratio``: log(1 + target tokens) - log(1 + source tokens), the length ratio in these
   tokens (for Japanese or Chinese a character each, which whitespace words miss).
 
@@ -36,7 +40,7 @@ import numpy as np
 from ..errors import InputError
 from ..text import CJK, SEPARATORS, lowered
 
-ALIGNMENT_FEATURES = ("align_tgt", "align_src", "cover_src", "cover_tgt", "token_ratio")
+ALIGNMENT_FEATURES = ("align_tgt", "align_src", "cover_src", "cover_tgt", "order", "token_ratio")
 TOKEN_LIMIT = 48  # words of the longer side of a pair that the alignment sees
 DIAGONALS = (0.0, 1.0, 2.0, 4.0, 8.0)  # candidate lambdas of the diagonal prior
 
@@ -148,13 +152,14 @@ def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, priors, null_prob
     """ALIGNMENT_FEATURES of each pair (see the module docstring); ``priors``: the ``_prior_table``
     of each direction's lambda."""
     n_pairs = len(s_ptr) - 1
-    out = np.empty((n_pairs, 4))
-    best_s, best_t = np.empty(limit, np.int64), np.empty(limit, np.int64)
+    out = np.empty((n_pairs, 5))
+    best_s, best_t, linked = np.empty(limit, np.int64), np.empty(limit, np.int64), np.empty(limit, np.int64)
     for r in range(n_pairs):
         m, n = _prefix_lengths(s_ptr[r + 1] - s_ptr[r], t_ptr[r + 1] - t_ptr[r], limit)
         if m == 0 or n == 0:
             out[r, 0] = out[r, 1] = np.log(1.0 / forward.shape[1])
             out[r, 2] = out[r, 3] = 0.0
+            out[r, 4] = np.nan
             continue
         s, t = s_ids[s_ptr[r] : s_ptr[r] + m], t_ids[t_ptr[r] : t_ptr[r] + n]
         for direction in range(2):
@@ -178,7 +183,14 @@ def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, priors, null_prob
         covered_s = covered_t = 0
         for j in range(n):
             if best_t[j] >= 0 and best_s[best_t[j]] == j:
+                linked[covered_t] = best_t[j]  # the links' source positions, in target order
                 covered_t += 1
+        crossed = 0
+        for a in range(covered_t):
+            for b in range(a + 1, covered_t):
+                if linked[a] > linked[b]:
+                    crossed += 1
+        out[r, 4] = 2.0 * crossed / (covered_t * (covered_t - 1)) if covered_t > 1 else np.nan
         for i in range(m):
             if best_s[i] >= 0 and best_t[best_s[i]] == i:
                 covered_s += 1
@@ -248,7 +260,7 @@ class AlignmentModel:
                                 accumulate)
 
     def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
-        """The ALIGNMENT_FEATURES of each pair, (n, 5) float32."""
+        """The ALIGNMENT_FEATURES of each pair, (n, 6) float32."""
         (s_ids, s_ptr), (t_ids, t_ptr) = token_sequences(src, self.buckets), token_sequences(tgt, self.buckets)
         if self._priors is None:
             self._priors = tuple(_prior_table(d, self.null_probability, TOKEN_LIMIT) for d in self.diagonals)

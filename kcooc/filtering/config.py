@@ -16,11 +16,10 @@ SCRIPT_LANGUAGE = {"en": "english", "ja": "japanese", "zh": "chinese", "ko": "ko
                    "ar": "arabic", "fa": "arabic", "ur": "arabic", "hi": "hindi", "mr": "hindi", "ne": "hindi",
                    "th": "thai",
                    **{code: "cyrillic" for code in ("ru", "uk", "bg", "sr", "mk", "be", "kk", "ky", "mn", "tg")},
-                   **{code: "latin" for code in ("af", "az", "br", "bs", "ca", "cs", "cy", "da", "de", "eo", "es",
-                                                  "et", "eu", "fi", "fr", "ga", "gl", "hr", "hu", "id", "is", "it",
-                                                  "lb", "lt", "lv", "ms", "mt", "nb", "nl", "nn", "no", "oc", "pl",
-                                                  "pt", "ro", "sk", "sl", "sq", "sv", "sw", "tl", "tr", "vi", "wa",
-                                                  "xh", "zu")}}
+                   **{code: "latin" for code in ("af", "az", "br", "bs", "ca", "cs", "cy", "da", "de", "eo", "es", "et",
+                                                 "eu", "fi", "fr", "ga", "gl", "hr", "hu", "id", "is", "it", "lb", "lt",
+                                                 "lv", "ms", "mt", "nb", "nl", "nn", "no", "oc", "pl", "pt", "ro", "sk",
+                                                 "sl", "sq", "sv", "sw", "tl", "tr", "vi", "wa", "xh", "zu")}}
 WIDE_SCRIPTS = {"japanese", "chinese", "korean"}  # a character carries a word or a syllable
 
 
@@ -98,10 +97,22 @@ class LearnConfig:
                          Range(10, 1 << 40))
     validation: float = option(0.2, "share of the examples held out to report the classifier's accuracy and ROC-AUC",
                                Range(0.01, 0.99))
-    regularization: float = option(0.01, "inverse L2 strength C of the logistic regression on standardised features "
-                                   "(strong: the synthetic noise is easier than real noise, so a loose fit overfits "
-                                   "it)",
+    regularization: float = option(0.1, "inverse L2 strength C of the monotone logistic model (its weights are on "
+                                   "curves of each feature between its quantiles, so one C fits every feature's scale)",
                                    Range(0, 1e6, low_open=True))
+    feature_noise: float = option(1.0, "feature-space noisy examples per clean example: a clean example with one "
+                                  "disagreement feature moved into the worst learn.feature_noise_tail of the sample, "
+                                  "so the model weighs every such feature whatever the synthetic text noise moved",
+                                  Range(0, 10))
+    feature_noise_tail: float = option(0.02, "the worst share of the sample that a feature-space noisy example takes "
+                                       "its moved feature's value from", Range(0, 0.5, low_open=True))
+    typicality_share: float = option(0.001, "typicality factor: a pair among the worst share a of the sample on "
+                                     "some feature has its score multiplied by (S / a)^w, S its share there; small, "
+                                     "because a clean pair is among the worst a on one of the ~30 features with "
+                                     "probability ~30a (docs/filtering.md)",
+                                     Range(0, 1, low_open=True))
+    typicality_weight: float = option(0.5, "typicality factor: the exponent w (0: no typicality factor)",
+                                      Range(0, 10))
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
                              "clean sampled sides of the same length (those that the other features, without the "
@@ -122,9 +133,10 @@ class LearnConfig:
                                           Range(0, 1, low_open=True, high_open=True))
     lexical_buckets: int = option(2048, "hashed word ids per side in the word-alignment (lexical translation) "
                                   "tables: (B + 1) x B per direction (8192: 2.6 GB)", Range(1, 1 << 13))
-    fluency_buckets: int = option(1 << 18,
-                                  "hashed character trigrams (and bigram contexts) per side in the fluency model",
-                                  Range(1, 1 << 24))
+    fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency "
+                                  "model", Range(1, 1 << 24))
+    word_buckets: int = option(1 << 19, "hashed words, and hashed word bigrams, per side in the word fluency model",
+                               Range(2, 1 << 24))
     noise_kinds: Union[list[str], None] = option(
         None, "the kinds of synthetic training noise made, in turn (names of NOISE_KINDS in kcooc/filtering/noise.py, "
         "whose docstring describes each; an evaluation leaves a family out to see how the score does on noise it "

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..text import TextStats
-from .alignment import ALIGNMENT_FEATURES, AlignmentModel
+from .alignment import ALIGNMENT_FEATURES, AlignmentModel, token_sequences
+from .damage import DAMAGE_FEATURES, damage_features
 from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features, pair_items
 from .mismatch import MISMATCH_FEATURES, mismatch_features
 
@@ -16,7 +17,8 @@ def feature_names(src_lang: str | None, tgt_lang: str | None, languages: bool = 
     """Features in the order of the columns: the per-pair ones (from the pair alone), then PHSIC and
     the ones from corpus statistics."""
     language = [name for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if languages and code]
-    return [*PAIR_FEATURES, *MISMATCH_FEATURES, *language, "phsic", *CORPUS_FEATURES, *ALIGNMENT_FEATURES]
+    return [*PAIR_FEATURES, *MISMATCH_FEATURES, *DAMAGE_FEATURES, *language, "phsic", *CORPUS_FEATURES,
+            *ALIGNMENT_FEATURES]
 
 
 class FeatureExtractor:
@@ -37,16 +39,18 @@ class FeatureExtractor:
             self.identifier = LanguageIdentifier()
 
     def pair(self, src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
-        """The per-pair features (lengths, agreement, mismatch, language ID), float32 (one row per pair);
-        ``s``, ``t``: the sides' text statistics."""
+        """The per-pair features (lengths, agreement, mismatch, damage, language ID), float32 (one row
+        per pair); ``s``, ``t``: the sides' text statistics."""
         items = pair_items(src, tgt, s, t)
-        columns = [pair_features(src, tgt, s, t, items), mismatch_features(*items, len(src))]
+        tokens = token_sequences(src, 1 << 30), token_sequences(tgt, 1 << 30)
+        columns = [pair_features(src, tgt, s, t, items), mismatch_features(*items, len(src)),
+                   damage_features(src, tgt, s, t, *tokens)]
         for side, code in zip(self.sides, self.languages):
             columns.append(self.identifier.probability((src, tgt)[side], code).astype(np.float32)[:, None])
         return np.hstack(columns)
 
     def statistical(self, src: list[str], tgt: list[str], X, Y) -> np.ndarray:
-        """PHSIC of the encoded pairs, the fluency and the alignment features, (n, 8) float32."""
+        """PHSIC of the encoded pairs, the fluency and the alignment features, (n, 11) float32."""
         return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt),
                                 self.alignment.features(src, tgt)])
 

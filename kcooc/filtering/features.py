@@ -23,15 +23,16 @@ import numba
 import numpy as np
 
 from ..encoders import sort_segment
-from ..hashing import FNV_OFFSET, FNV_PRIME, finish32, splitmix64
+from ..hashing import FNV_OFFSET, FNV_PRIME, finish32, mix64, splitmix64
 from ..text import SEPARATORS, TextStats, lowered
+from .alignment import token_sequences
 from .patterns import PATTERNS, canonical_item
 from .spelled_numbers import complete_numbers
 
 AGREEMENT = ("numbers", "placeholders", "urls", "capitals")
 PAIR_FEATURES = ("src_chars", "tgt_chars", "char_ratio", "word_ratio", *AGREEMENT, "punctuation", "ending")
 LANGUAGE_FEATURES = ("src_lang", "tgt_lang")
-CORPUS_FEATURES = ("fluency_src", "fluency_tgt")
+CORPUS_FEATURES = ("fluency_src", "fluency_tgt", "words_src", "words_tgt")
 
 _DIGIT_VALUE = np.array([int(chr(c)) if chr(c).isdecimal() else -1 for c in range(1 << 16)], dtype=np.int32)
 # Punctuation classes, full-width and CJK forms mapped onto their ASCII class.
@@ -249,25 +250,34 @@ def _trigrams(codes, sentence_of, buckets):  # pragma: no cover - compiled
 # -- corpus statistics -------------------------------------------------------------------------
 @dataclass
 class CorpusCounts:
-    """Integer statistics of the corpus, mergeable in any order (exact sums):
-    ``trigrams[side]`` / ``contexts[side]``, hashed character-trigram and trigram-prefix counts.
+    """Integer statistics of the corpus, mergeable in any order (exact sums), per side:
+    ``trigrams[side]`` / ``contexts[side]``, hashed character-trigram and trigram-prefix counts;
+    ``words[side]`` / ``bigrams[side]``, hashed word and word-bigram counts (``words[side, 0]``:
+    the sentences, the context of each first word).
     """
 
     trigrams: np.ndarray  # (2, fluency_buckets)
     contexts: np.ndarray  # (2, fluency_buckets)
+    words: np.ndarray  # (2, word_buckets)
+    bigrams: np.ndarray  # (2, word_buckets)
 
     @classmethod
-    def count(cls, src: list[str], tgt: list[str], fluency_buckets: int) -> "CorpusCounts":
-        trigrams, contexts = [], []
-        for side in (lowered(src), lowered(tgt)):
-            trigram, context, _ = trigram_ids(side, fluency_buckets)
-            trigrams.append(np.bincount(trigram, minlength=fluency_buckets).astype(np.int32))
-            contexts.append(np.bincount(context, minlength=fluency_buckets).astype(np.int32))
-        return cls(np.stack(trigrams), np.stack(contexts))
+    def count(cls, src: list[str], tgt: list[str], fluency_buckets: int, word_buckets: int) -> "CorpusCounts":
+        tables: dict[str, list] = {"trigrams": [], "contexts": [], "words": [], "bigrams": []}
+        for sentences in (src, tgt):
+            trigram, context, _ = trigram_ids(lowered(sentences), fluency_buckets)
+            tables["trigrams"].append(np.bincount(trigram, minlength=fluency_buckets))
+            tables["contexts"].append(np.bincount(context, minlength=fluency_buckets))
+            previous, word, _ = word_bigrams(sentences, word_buckets)
+            words = np.bincount(word, minlength=word_buckets)
+            words[0] = np.count_nonzero(previous == 0)  # the sentences with a word: the first words' context
+            tables["words"].append(words)
+            tables["bigrams"].append(np.bincount(bigram_ids(previous, word, word_buckets), minlength=word_buckets))
+        return cls(**{name: np.stack(rows).astype(np.int32) for name, rows in tables.items()})
 
     def merge(self, other: "CorpusCounts") -> "CorpusCounts":
-        add = lambda a, b: np.add(a, b, dtype=np.int64)  # noqa: E731
-        return CorpusCounts(add(self.trigrams, other.trigrams), add(self.contexts, other.contexts))
+        return CorpusCounts(*(np.add(a, b, dtype=np.int64)
+                              for a, b in zip(self.arrays().values(), other.arrays().values())))
 
     def add(self, other: "CorpusCounts") -> "CorpusCounts":
         """``merge`` for a running total the caller owns: int64 sums made by the first merge (workers
@@ -279,25 +289,56 @@ class CorpusCounts:
         return self
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {"trigrams": self.trigrams, "contexts": self.contexts}
+        return {"trigrams": self.trigrams, "contexts": self.contexts, "words": self.words, "bigrams": self.bigrams}
+
+
+def word_bigrams(sentences: list[str], word_buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every word of the sentences (alignment.token_sequences: hashed into ids 1 .. word_buckets - 1)
+    with the word before it (0 before the first), and its sentence."""
+    ids, indptr = token_sequences(sentences, word_buckets - 1)
+    word = ids.astype(np.int64) + 1
+    lengths = np.diff(indptr)
+    first = np.zeros(word.size, dtype=bool)
+    first[indptr[:-1][lengths > 0]] = True
+    previous = np.where(first, 0, np.r_[0, word[:-1]])
+    return previous, word, np.repeat(np.arange(len(sentences)), lengths)
+
+
+def bigram_ids(previous: np.ndarray, word: np.ndarray, word_buckets: int) -> np.ndarray:
+    return (mix64(previous.astype(np.uint64) * np.uint64(word_buckets) + word.astype(np.uint64))
+            % np.uint64(word_buckets)).astype(np.int64)
 
 
 class CorpusModel:
-    """Trigram log-probabilities from :class:`CorpusCounts`: p(c | ab) = (c(abc) + a) / (c(ab) + a K), K = 256."""
+    """Fluency of each side under models counted on the corpus's own sides (:class:`CorpusCounts`):
+
+    * character trigrams: p(c | ab) = (c(abc) + a) / (c(ab) + a K), K = 256, a = 1/2;
+    * words: p(w | v) = (c(vw) + b p(w)) / (c(v) + b), p(w) = (c(w) + 1/2) / (N + B / 2) (N words,
+      B buckets, b = 4): a bigram model interpolated with the unigram one (Jelinek & Mercer 1980 with
+      a count-dependent weight, as Witten-Bell smoothing has): misordered, garbled or glued words
+      make bigrams and words the corpus does not have.
+    """
 
     smoothing = 0.5
     alphabet = 256
+    interpolation = 4.0
+    word_prior = 4.0  # words of no association (log ratio 0) every sentence is assumed to have besides its own
 
     def __init__(self, counts: CorpusCounts):
         a = self.smoothing
         self.fluency_buckets = counts.trigrams.shape[1]
         self.log_trigram = np.log(counts.trigrams + a)
         self.log_context = np.log(counts.contexts + a * self.alphabet)
+        self.word_buckets = counts.words.shape[1]
+        total = counts.words[:, 1:].sum(axis=1, keepdims=True)
+        self.unigram = (counts.words + 0.5) / (total + 0.5 * self.word_buckets)
+        self.bigrams, self.contexts = counts.bigrams, counts.words
 
     def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
-        """The CORPUS_FEATURES of each pair, (n, 2) float32."""
+        """The CORPUS_FEATURES of each pair, (n, 4) float32."""
         fluency = [self.fluency(lowered(side), i) for i, side in enumerate((src, tgt))]
-        return np.column_stack(fluency).astype(np.float32)
+        words = [self.word_fluency(side, i) for i, side in enumerate((src, tgt))]
+        return np.column_stack(fluency + words).astype(np.float32)
 
     def fluency(self, text: tuple, side: int) -> np.ndarray:
         """Mean log p(c | ab) over each sentence's character trigrams (log 1/K without any)."""
@@ -306,3 +347,17 @@ class CorpusModel:
         n = text[2]
         total, count = np.bincount(sentence, log_p, minlength=n), np.bincount(sentence, minlength=n)
         return np.where(count > 0, total / np.maximum(count, 1), np.log(1.0 / self.alphabet))
+
+    def word_fluency(self, sentences: list[str], side: int) -> np.ndarray:
+        """Mean log p(w | v) / p(w) over each sentence's words and ``word_prior`` words of log ratio 0:
+        how much more likely each word is after the word before it than alone, which misordered or
+        garbled words are not; rare words, which clean technical text has plenty of, do not lower it as
+        they lower log p(w | v), and a sentence of one or two words, which says little, stays near 0."""
+        previous, word, sentence = word_bigrams(sentences, self.word_buckets)
+        b = self.interpolation
+        unigram = self.unigram[side, word]
+        p = ((self.bigrams[side, bigram_ids(previous, word, self.word_buckets)] + b * unigram)
+             / (self.contexts[side, previous] + b))
+        n = len(sentences)
+        total, count = np.bincount(sentence, np.log(p / unigram), minlength=n), np.bincount(sentence, minlength=n)
+        return total / (count + self.word_prior)

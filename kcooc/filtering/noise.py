@@ -25,7 +25,10 @@ on (an evaluation should use other noise, or other generators of it):
   ``%s`` inserted;
 * ``joined``: one side (the target two times in three) followed by the same side of another
   sampled pair (the same derangement as ``misaligned``): a segmentation error;
-* ``swapped_sides``: source and target exchanged (the wrong direction: both sides in the wrong language).
+* ``swapped_sides``: source and target exchanged (the wrong direction: both sides in the wrong language);
+* ``misordered``: one side (the target two times in three) with its units out of order: a chunk of
+  one to three units and the chunk after it exchanged, once per four units (at least once), as a
+  word-order error of a broken aligner or a bad machine translation (Khayrallah & Koehn 2018, §3).
 
 A *unit* is a whitespace-separated word, or a character on a side written without spaces
 (fewer than three words). Everything is drawn from ``numpy.random.default_rng(seed)``.
@@ -44,14 +47,14 @@ from .patterns import PATTERNS
 MINHASHES = 4
 
 NOISE_KINDS = ("misaligned", "near_miss", "truncated", "copied_source", "untranslated", "words_dropped", "partial_copy",
-               "numbers_changed", "placeholders_changed", "joined", "swapped_sides")
+               "numbers_changed", "placeholders_changed", "joined", "swapped_sides", "misordered")
 
 # What each kind of noise breaks: with learn.detectors the learned score has one detector per family
 # (scorer.PairClassifier).
 NOISE_FAMILIES = {"misaligned": "misaligned", "near_miss": "misaligned", "truncated": "length",
                   "words_dropped": "length", "joined": "length", "copied_source": "untranslated",
                   "untranslated": "untranslated", "partial_copy": "untranslated", "swapped_sides": "untranslated",
-                  "numbers_changed": "numbers", "placeholders_changed": "numbers"}
+                  "numbers_changed": "numbers", "placeholders_changed": "numbers", "misordered": "order"}
 
 
 def _units(text: str) -> tuple[list[str], str]:
@@ -89,6 +92,18 @@ def _change_numbers(src: str, tgt: str, rng: np.random.Generator) -> str:
     units, joiner = _units(tgt)
     at = int(rng.integers(len(units) + 1))
     return joiner.join(units[:at] + [str(int(rng.integers(1, 10_000)))] + units[at:])
+
+
+def _misorder(text: str, rng: np.random.Generator) -> str:
+    units, joiner = _units(text)
+    if len(units) < 2:
+        return text
+    for _ in range(max(1, len(units) // 4)):
+        size = int(rng.integers(1, min(3, len(units) // 2) + 1))  # two whole chunks fit: the text always changes
+        at = int(rng.integers(len(units) - 2 * size + 1))
+        first, second = units[at : at + size], units[at + size : at + 2 * size]
+        units[at : at + len(first) + len(second)] = second + first
+    return joiner.join(units)
 
 
 def _join(text: str, other: str) -> str:
@@ -173,6 +188,8 @@ def synthesize(src: list[str], tgt: list[str], seed: int,
             noisy_tgt[i] = _change_numbers(s, t, rng)
         elif kind == "placeholders_changed":
             noisy_tgt[i] = _change_placeholders(t, rng)
+        elif kind == "misordered":
+            noisy_src[i], noisy_tgt[i] = (s, _misorder(t, rng)) if on_target else (_misorder(s, rng), t)
         elif kind == "joined":
             if on_target:
                 noisy_tgt[i] = _join(t, tgt[partner[i]])

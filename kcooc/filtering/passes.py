@@ -145,7 +145,7 @@ def screen_task(ctx: FilterContext, task: Task) -> Screened:
         sample = Sample(priorities[keep], task.offset + passing[keep], stack_blocks(blocks)) if blocks else None
     src, tgt = [task.src[i] for i in passing.tolist()], [task.tgt[i] for i in passing.tolist()]
     if ctx.learn and passing.size:  # learning the scorer: count and sample
-        counts = CorpusCounts.count(src, tgt, cfg.learn.fluency_buckets)
+        counts = CorpusCounts.count(src, tgt, cfg.learn.fluency_buckets, cfg.learn.word_buckets)
         priorities = sample_priorities(task.offset + passing, cfg.seed)
         keep = lowest(priorities, task.text_bound, cfg.learn.sample)
         texts = Sample(priorities[keep], task.offset + passing[keep],

@@ -21,8 +21,8 @@ from .scorer import LearnedScorer, PairClassifier
 KIND = "filter"
 # Raised whenever a feature's definition changes under the same name (2: numbers spelled out on the other
 # side, the mismatches as indicators, GCC placeholders), so a model is never scored with features it was
-# not trained on.
-FEATURE_VERSION = 2
+# not trained on; 3: surface damage, word fluency and link order, and the monotone classifier).
+FEATURE_VERSION = 3
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
@@ -72,7 +72,9 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: l
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
     _require(counts.trigrams.shape == counts.contexts.shape and counts.trigrams.ndim == 2
-             and counts.trigrams.shape[0] == 2, f"{path}: corpus counts have bad shapes")
+             and counts.trigrams.shape[0] == 2 and counts.words.shape == counts.bigrams.shape
+             and counts.words.ndim == 2 and counts.words.shape[0] == 2 and counts.words.shape[1] >= 2,
+             f"{path}: corpus counts have bad shapes")
     _require(classifier.names == names and isinstance(encoders, list), f"{path}: its classifier's features are not "
              "the model's")
     return header, model, LearnedScorer(names, counts, alignment, classifier, header.get("validation"))

@@ -1,19 +1,29 @@
 """The learned pair-quality score: every feature of a pair -> probability that the pair is clean.
 
-A logistic regression on the standardised features z (plus the distance of each length ratio
-from its clean median, so that too long and too short both count against a pair), their squares
-and pairwise products (a quadratic decision function: interactions such as "a low alignment score
-matters less on a short pair"), trained on a seeded sample of the corpus's own pairs (clean)
-against their synthetic noisy copies (noise.py), with a held-out share to report accuracy and
-ROC-AUC. Optionally (``train(detectors=True)``, config ``learn.detectors``) one such regression per
-family of synthetic noise (noise.NOISE_FAMILIES: misalignment, length, untranslated text,
-numbers), each against its family alone, their log-odds combined as the clean class of a softmax:
-a pair is clean only when no detector fires. With a declared target language the
-probability is multiplied by a language gate (gate.py) that trusts the identifier as much as it
-proved reliable on clean pairs of that length; the source side's posterior is one of the
-regression's inputs and, with ``source_language_prior``, a gentler gate. The strongest
-reason a pair scored low is a gated language, or (in the detector that fired most) the feature
-whose value, set to the average clean pair's, lowers that detector's log-odds most.
+Three factors, each of which can only fall when a pair disagrees more (docs/filtering.md says how to
+read them):
+
+* a logistic model monotone in every feature that measures disagreement between the sides or damage
+  to one side (monotone.py; each feature's direction is ``ORIENTATION``: the distance of each length
+  ratio from the corpus's typical one, mismatches, agreement, PHSIC, fluency, alignment likelihood,
+  coverage and link order, surface damage), trained on a seeded sample of the corpus's own pairs
+  (clean) against their synthetic noisy copies (noise.py) and against feature-space noise
+  (typicality.feature_noise: a clean example with one feature moved into the sample's worst tail),
+  with a held-out share to report accuracy and ROC-AUC. Optionally (``train(detectors=True)``, config
+  ``learn.detectors``) one such model per family of synthetic noise (noise.NOISE_FAMILIES), their
+  log-odds combined as the clean class of a softmax: a pair is clean only when no detector fires;
+* the typicality factor (typicality.Typicality): how far into the tails of the corpus's own pairs a
+  pair lies on each feature, learned from the sample alone, so that a pair extreme on any feature ranks
+  low whatever the synthetic noise taught (the word fluency of each side is in this factor only: in the
+  model it outweighed every other feature against the training noise, which breaks word order on
+  purpose, and cost clean pairs of rare words their rank);
+* with a declared target language, the language gate (gate.py), which trusts the identifier as much as
+  it proved reliable on clean pairs of that length; the source side's posterior is one of the model's
+  inputs and, with ``source_language_prior``, a gentler gate.
+
+The strongest reason a pair scored low is a gated language, or the input whose value, set to the average
+clean pair's, raises the log-score most (in the model of the detector that fired most, plus the input's
+typicality term).
 """
 
 from __future__ import annotations
@@ -25,210 +35,310 @@ from typing import Callable
 import numpy as np
 
 from ..errors import InputError, check_fitted
-from ..linalg import fit_logistic
 from .alignment import AlignmentModel
 from .extractor import FeatureExtractor
-from .features import LANGUAGE_FEATURES, CorpusCounts, CorpusModel
+from .features import CorpusCounts, CorpusModel
 from .gate import GATED, LanguageGate
+from .monotone import MonotoneLogistic
 from .noise import NOISE_FAMILIES, NOISE_KINDS, synthesize
+from .typicality import Typicality, feature_noise
 
-DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")
+# The direction of every feature: +1 when a larger value means a cleaner pair, -1 a worse one, 0 context.
+ORIENTATION = {
+    "src_chars": 0, "tgt_chars": 0, "numbers": 1, "placeholders": 1, "urls": 1, "capitals": 1, "punctuation": 1,
+    "ending": 1, "numbers_mismatch": -1, "placeholders_mismatch": -1, "glyphs_src": -1, "glyphs_tgt": -1,
+    "repeats_src": -1, "repeats_tgt": -1, "long_words_src": -1, "long_words_tgt": -1, "caps_gap": -1,
+    "symbols_gap": -1, "copy": -1, "src_lang": 1, "tgt_lang": 1, "phsic": 1, "fluency_src": 1, "fluency_tgt": 1,
+    "words_src": 1, "words_tgt": 1, "align_tgt": 1, "align_src": 1, "cover_src": 1, "cover_tgt": 1, "order": -1,
+}
+DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")  # inputs: the distance above and below the clean median
+TYPICALITY_ONLY = ("words_src", "words_tgt")  # in the typicality factor, no input of the model
+LENGTH = "tgt_chars"  # the input that modulates the model's slopes
 
 
 class PairClassifier:
     """The learned pair-quality score (PHSIC, Yokoi 2018, §6.3, is one of its features).
 
-    ``fit(F, clean)`` on feature rows (columns named by ``names``, see :func:`feature_names`) and
-    whether each pair is clean; ``predict_proba(F)`` the probability that a pair is clean; :func:`train`
-    fits on a corpus's own pairs against their synthetic noise.
+    ``fit(F, labels)`` on feature rows (columns named by ``names``, see
+    :func:`~kcooc.filtering.extractor.feature_names`) and whether each pair is clean; ``predict_proba(F)``
+    the probability that a pair is clean; :func:`train` fits on a corpus's own pairs against their
+    synthetic noise.
 
     Parameters
     ----------
     names : list of str
         The feature of every column.
-    regularization : float, default 1.0
-        Inverse L2 strength C of the logistic regression.
+    regularization : float, default 0.1
+        Inverse L2 strength C of the monotone logistic model.
     seed : int, default 0
+        Seed of the feature-space noise.
     language_prior, source_language_prior, gated
         The language gate's (:class:`~kcooc.filtering.gate.LanguageGate`); the ``gated`` posteriors
-        are no input of the regression, the source's is one even when it gates too.
+        are no input of the model, the source's is one even when it gates too.
     detectors : sequence of str, default ("noise",)
         The noise classes (families of synthetic noise, noise.NOISE_FAMILIES) next to "clean".
+    feature_noise, feature_noise_tail : float, default 1.0, 0.02
+        Feature-space noisy examples per clean example, and the worst share of the sample their moved
+        feature takes its value from (typicality.feature_noise).
+    typicality_share, typicality_weight : float, default 0.001, 0.5
+        The typicality factor's a and w (typicality.Typicality).
+
+    Attributes
+    ----------
+    models_ : list of MonotoneLogistic
+        One per fitted detector.
+    typicality_ : Typicality
+        The typicality factor, fitted on the clean rows.
+    gate : LanguageGate
+        The language gate, fitted on the clean rows.
+    medians_ : array
+        The clean rows' median of each length ratio.
+    reference_ : array
+        The clean rows' median of each input (the reference of ``weakest``).
+
+    References
+    ----------
+    Yokoi et al., "Pointwise HSIC: A Linear-Time Kernelized Co-occurrence Norm for Sparse Linguistic
+    Expressions", EMNLP 2018, §6.3. Ramsay, "Monotone Regression Splines in Action", Statistical
+    Science 1988.
 
     Notes
     -----
-    Standardise, expand to degree 2, one binary logistic regression per detector k (clean against
-    that noise class alone), times the language gate's factor per gated side (``gate``):
-    ``predict_proba`` = 1 / (1 + sum_k exp(m_k)) x prod over gated sides (P + (1 - P) q),
-    where m_k = w_k.z + z^T S_k z + b_k is detector k's log-odds of its noise against clean; the
-    first factor is the clean class's probability in a softmax over clean and the detectors
-    (Bishop 2006, Eq. 4.104, with the detectors' log-odds as the classes' decision values). A pair is
-    clean only when no detector fires. With one detector (``train``'s default: on the development
-    sample of docs/results-filtering.md the detectors ranked no better and trained twice as long)
-    this is the binary logistic regression sigmoid(-m).
+    ``predict_proba`` = 1 / (1 + sum_k exp(-m_k)) x typicality x prod over gated sides (P + (1 - P) q),
+    where m_k is detector k's monotone log-odds of clean against its noise: the first factor is the
+    clean class's probability in a softmax over clean and the detectors (Bishop 2006, Eq. 4.104). With
+    one detector (``train``'s default) it is the logistic sigmoid(m).
 
-    The posteriors gate the score rather than feed the regression (gate.py says why). The source's
-    posterior is an input too (swapped sides put the target's language there); its gate is gentle
-    (prior .99 in ``train``'s callers), because short source strings (package names, option help)
-    are often misidentified and the clean pairs the gate doubts would rank below real noise.
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kcooc import PairClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> names = ["tgt_chars", "char_ratio", "align_tgt"]
+    >>> clean = np.column_stack([rng.normal(4, 1, 300), rng.normal(0, .2, 300), rng.normal(-3, .5, 300)])
+    >>> noisy = np.column_stack([rng.normal(4, 1, 300), rng.normal(.8, .4, 300), rng.normal(-5, .5, 300)])
+    >>> model = PairClassifier(names).fit(np.vstack([clean, noisy]), np.repeat([True, False], 300))
+    >>> bool(model.predict_proba(clean[:50]).mean() > model.predict_proba(noisy[:50]).mean())
+    True
     """
 
-    def __init__(self, names: list[str], regularization: float = 1.0, seed: int = 0, language_prior: float = 0.9,
+    def __init__(self, names: list[str], regularization: float = 0.1, seed: int = 0, language_prior: float = 0.9,
                  detectors: tuple[str, ...] | list[str] = ("noise",), gated: tuple[str, ...] | list[str] = GATED,
-                 source_language_prior: float | None = None):
-        self.names, self.regularization, self.seed = list(names), regularization, seed
-        self.detectors = list(detectors)
+                 source_language_prior: float | None = None, feature_noise: float = 1.0,
+                 feature_noise_tail: float = 0.02, typicality_share: float = 0.001, typicality_weight: float = 0.5):
+        unknown = sorted(set(names) - set(ORIENTATION) - set(DEVIATIONS))
+        if unknown:
+            raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
+        self.names, self.regularization, self.seed, self.detectors = list(names), regularization, seed, list(detectors)
+        self.feature_noise, self.feature_noise_tail = feature_noise, feature_noise_tail
+        self.typicality_share, self.typicality_weight = typicality_share, typicality_weight
         self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated)
-        self.model_columns = [k for k, name in enumerate(self.names) if name not in self.gate.gated]
-        self.deviation_columns = [self.names.index(name) for name in DEVIATIONS if name in self.names]
-        width = len(self.model_columns) + len(self.deviation_columns)
-        self.pairs = np.triu_indices(width)
+        self.columns = [k for k, name in enumerate(self.names) if name not in self.gate.gated]
+        self.deviation_columns = [k for k in self.columns if self.names[k] in DEVIATIONS]
+        inputs = self.input_names
+        self.orientation = np.array([-1 if name.endswith(("_above", "_below")) else ORIENTATION[name]
+                                     for name in inputs])
+        self.model_inputs = np.array([name not in TYPICALITY_ONLY for name in inputs])
+        self.length = int(np.count_nonzero(self.model_inputs[: inputs.index(LENGTH)])) if LENGTH in inputs else None
+        self.reasons = np.flatnonzero(self.orientation != 0)  # what ``weakest`` can name besides a gated language
 
     @property
     def input_names(self) -> list[str]:
-        """The regression's inputs: the features, then the length ratios' distances from their clean medians."""
-        return ([self.names[k] for k in self.model_columns]
-                + [f"{self.names[j]}_deviation" for j in self.deviation_columns])
+        """The inputs: each ungated feature, a length ratio as its distances above and below the clean median."""
+        return [part for k in self.columns for part in (
+            (f"{self.names[k]}_above", f"{self.names[k]}_below") if self.names[k] in DEVIATIONS else (self.names[k],))]
 
     @property
     def expanded_names(self) -> list[str]:
         """What ``weakest`` returns an index into: per detector (``detector:input`` when there are
-        several), each input, then the gated languages."""
-        inputs = self.input_names
+        several), each oriented input, then the gated languages."""
+        check_fitted(self, "models_")
+        names = [self.input_names[j] for j in self.reasons]
         prefixes = [f"{d}:" for d in self.detectors_] if len(self.detectors_) > 1 else [""]
-        return [p + name for p in prefixes for name in inputs] + self.gate.gated_names
+        return [p + name for p in prefixes for name in names] + self.gate.gated_names
 
-    def _expand(self, F: np.ndarray) -> np.ndarray:
+    def inputs(self, F: np.ndarray) -> np.ndarray:
+        """The input rows of the feature rows ``F``."""
+        check_fitted(self, "medians_")
         F = np.asarray(F, dtype=np.float64)
-        return np.hstack([F[:, self.model_columns], np.abs(F[:, self.deviation_columns] - self.medians_)])
+        parts = []
+        for k in self.columns:
+            if self.names[k] in DEVIATIONS:
+                median = self.medians_[self.deviation_columns.index(k)]
+                parts += [np.maximum(F[:, k] - median, 0.0), np.maximum(median - F[:, k], 0.0)]
+            else:
+                parts.append(F[:, k])
+        return np.column_stack(parts)
 
     def fit(self, F: np.ndarray, labels: np.ndarray, start: "PairClassifier | None" = None) -> "PairClassifier":
-        """Fit on feature rows ``F`` and their labels (True / 0 = clean, else the detector's noise
-        class); ``start``: a classifier fitted on similar rows whose coefficients start the Newton
-        iterations (the same optimum, fewer steps)."""
+        """Fit on feature rows ``F`` and their labels (True / 0 = clean, else the detector's noise class).
+
+        Parameters
+        ----------
+        F : array of shape (n, len(names))
+            The feature rows.
+        labels : array of shape (n,)
+            Booleans (True: clean) or integers (0: clean, k: the k-th detector's noise).
+        start : PairClassifier, optional
+            A classifier fitted on similar rows whose weights start the Newton iterations (the same
+            optimum, fewer steps).
+
+        Returns
+        -------
+        PairClassifier
+            self
+        """
         labels = np.asarray(labels)
         labels = (~labels).astype(np.int64) if labels.dtype == bool else labels.astype(np.int64)
         clean = labels == 0
         present = np.unique(labels[~clean])
-        self.detectors_ = [self.detectors[k - 1] for k in present]  # the noise classes seen in training
-        if len(self.expanded_names) > 255:  # weakest is stored as uint8: refused before any fitting
-            raise InputError(f"{len(self.detectors_)} detectors x {len(self.input_names)} inputs are too many reasons")
-        self.medians_ = np.median(np.asarray(F, dtype=np.float64)[clean][:, self.deviation_columns], axis=0)
-        Z = self._expand(F)
-        self.mean_, self.scale_ = Z.mean(axis=0), Z.std(axis=0)
-        self.scale_[self.scale_ == 0] = 1.0
-        Z = (Z - self.mean_) / self.scale_
-        terms = self._terms(Z)
-        self.coef_, self.intercept_ = np.empty((present.size, terms.shape[1])), np.empty(present.size)
-        warm = start is not None and start.detectors_ == self.detectors_ and start.coef_.shape == self.coef_.shape
-        # detector k: clean against its noise alone; margin = minus the clean decision
-        for k, label in enumerate(present):
+        detectors = [self.detectors[k - 1] for k in present]  # the noise classes seen in training
+        # weakest is uint8: refused before fitting
+        if len(detectors) * self.reasons.size + len(self.gate.columns) > 255:
+            raise InputError(f"{len(detectors)} detectors x {self.reasons.size} inputs are too many reasons")
+        F = np.asarray(F, dtype=np.float64)
+        self.medians_ = np.array([np.nanmedian(F[clean, k]) for k in self.deviation_columns])
+        X = self.inputs(F)
+        self.reference_ = np.nan_to_num(np.nanmedian(X[clean], axis=0))
+        self.typicality_ = Typicality(self.orientation, self.typicality_share, self.typicality_weight).fit(X[clean])
+        model_X, orientation = X[:, self.model_inputs], self.orientation[self.model_inputs]
+        noise = feature_noise(model_X[clean], orientation, self.feature_noise, self.feature_noise_tail,
+                              np.random.default_rng([self.seed, 2]))
+        warm = start is not None and getattr(start, "detectors_", None) == detectors
+        models = []
+        for k, label in enumerate(present):  # detector k: clean against its noise alone, and the feature-space noise
             rows = clean | (labels == label)
-            first = (-start.coef_[k], -start.intercept_[k]) if warm else None
-            # one detector: every row, without a copy of the expanded terms
-            w, b = fit_logistic(terms if rows.all() else terms[rows], clean[rows], self.regularization, start=first)
-            self.coef_[k], self.intercept_[k] = -w, -b
-        self.reference_ = Z[clean].mean(axis=0)  # the average clean pair, standardised
-        self.gate.fit(np.asarray(F, np.float64)[clean])
+            models.append(MonotoneLogistic(orientation, self.length, self.regularization).fit(
+                np.vstack([model_X[rows], noise]), np.r_[clean[rows], np.zeros(len(noise), dtype=bool)],
+                start.models_[k] if warm else None))
+        self.detectors_, self.models_ = detectors, models
+        self.gate.fit(F[clean])
         return self
 
-    def standardised(self, F: np.ndarray) -> np.ndarray:
-        check_fitted(self, "coef_")
-        return (self._expand(F) - self.mean_) / self.scale_
+    def margins(self, F: np.ndarray, X: np.ndarray | None = None) -> np.ndarray:
+        """(rows, detectors) log-odds m_k of clean against each detector's noise (``X``: the inputs of ``F``
+        if the caller has them)."""
+        check_fitted(self, "models_")
+        X = self.inputs(F) if X is None else X
+        return np.column_stack([model.decision_function(X[:, self.model_inputs]) for model in self.models_])
 
     @staticmethod
-    def _terms(Z: np.ndarray) -> np.ndarray:
-        """[z, z_i z_j for i <= j] (scikit-learn's PolynomialFeatures(2) order, ``pairs``), filled
-        one i at a time (no gathered copies of the columns)."""
-        n, width = Z.shape
-        terms = np.empty((n, width + width * (width + 1) // 2))
-        terms[:, :width] = Z
-        start = width
-        for i in range(width):
-            np.multiply(Z[:, i : i + 1], Z[:, i:], out=terms[:, start : start + width - i])
-            start += width - i
-        return terms
-
-    def _quadratic(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Detector k's margin as w.z + z^T S z + b: (w, symmetric S)."""
-        width = len(self.mean_)
-        Q = np.zeros((width, width))
-        Q[self.pairs] = self.coef_[k, width:]
-        return self.coef_[k, :width], (Q + Q.T) / 2
-
-    def margins(self, F: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
-        """(rows, detectors) log-odds m_k of each detector's noise against clean (``Z``: the
-        standardised ``F`` if the caller has it)."""
-        return self._terms(self.standardised(F) if Z is None else Z) @ self.coef_.T + self.intercept_
+    def _log_probability(m: np.ndarray, typical: np.ndarray, gate: np.ndarray) -> np.ndarray:
+        low = np.minimum(m.min(axis=1), 0.0)  # -log(1 + sum exp(-m)) without overflow
+        clean = low - np.log(np.exp(low) + np.exp(low[:, None] - m).sum(axis=1))
+        with np.errstate(divide="ignore"):
+            return clean + typical.sum(axis=1) + np.log(gate).sum(axis=1)
 
     def predict_proba(self, F: np.ndarray) -> np.ndarray:
-        """p(clean | features) of each row (float64): the clean class's softmax probability times the gates."""
-        return self._probability(self.margins(F), self.gate.factors(F))
+        """p(clean | features) of each row.
 
-    @staticmethod
-    def _probability(m: np.ndarray, gate: np.ndarray) -> np.ndarray:
-        top = np.maximum(m.max(axis=1), 0.0)  # exp(-log(1 + sum exp m)) without overflow
-        clean = np.exp(-top - np.log(np.exp(-top) + np.exp(m - top[:, None]).sum(axis=1)))
-        return clean * gate.prod(axis=1)
+        Parameters
+        ----------
+        F : array of shape (n, len(names))
+            The feature rows.
+
+        Returns
+        -------
+        array of shape (n,)
+            The clean class's softmax probability times the typicality factor and the gates (float64).
+        """
+        return self.predict_with_reasons(F)[0]
 
     def weakest(self, F: np.ndarray) -> np.ndarray:
-        """Index (into ``expanded_names``) of what lowers each row's score most: a language whose
-        gate factor is below 1/2; else, in the detector with the largest margin, the input whose
-        value, replaced by the average clean pair's, lowers that margin most (moving z_j by d
-        changes it by w_j d + 2 d (S z)_j + S_jj d^2)."""
-        Z = self.standardised(F)
-        return self._weakest(Z, self.margins(F, Z), self.gate.factors(F))
+        """Index (into ``expanded_names``) of what lowers each row's score most.
+
+        A language whose gate factor is below 1/2; else, in the detector with the lowest log-odds, the
+        input whose value, replaced by the average clean pair's, raises the log-score most (its model
+        term and its typicality term).
+
+        Parameters
+        ----------
+        F : array of shape (n, len(names))
+            The feature rows.
+
+        Returns
+        -------
+        array of shape (n,)
+            Indices into ``expanded_names``.
+        """
+        return self.predict_with_reasons(F)[1]
 
     def predict_with_reasons(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(``predict_proba(F)``, ``weakest(F)``), standardising and expanding ``F`` once."""
-        Z = self.standardised(F)
-        m, gate = self.margins(F, Z), self.gate.factors(F)
-        return self._probability(m, gate), self._weakest(Z, m, gate)
+        """(``predict_proba(F)``, ``weakest(F)``), computing the inputs once.
 
-    def _weakest(self, Z: np.ndarray, m: np.ndarray, gate: np.ndarray) -> np.ndarray:
-        fired = np.argmax(m, axis=1)
-        index = np.empty(len(Z), dtype=np.int64)
+        Parameters
+        ----------
+        F : array of shape (n, len(names))
+            The feature rows.
+
+        Returns
+        -------
+        tuple of two arrays of shape (n,)
+            The probabilities and the indices into ``expanded_names``.
+        """
+        X = self.inputs(F)
+        m, typical, gate = self.margins(F, X), self.typicality_.log_factors(X), self.gate.factors(F)
+        fired = np.argmin(m, axis=1)
+        model_reasons = np.flatnonzero(self.model_inputs[self.reasons])
+        index = np.empty(len(X), dtype=np.int64)
         for k in np.unique(fired):
             rows = fired == k
-            w, S = self._quadratic(k)
-            d = self.reference_ - Z[rows]
-            index[rows] = k * Z.shape[1] + np.argmin(w * d + 2 * d * (Z[rows] @ S) + np.diag(S) * d**2, axis=1)
+            loss = -typical[rows]
+            loss[:, model_reasons] += self.models_[k].losses(X[rows][:, self.model_inputs],
+                                                              self.reference_[self.model_inputs])
+            index[rows] = k * self.reasons.size + np.argmax(loss, axis=1)
         if self.gate.columns:
             low = gate.min(axis=1) < 0.5
-            index[low] = len(self.detectors_) * Z.shape[1] + np.argmin(gate[low], axis=1)
-        return index
+            index[low] = len(self.detectors_) * self.reasons.size + np.argmin(gate[low], axis=1)
+        return np.exp(self._log_probability(m, typical, gate)), index
 
     # -- persistence ------------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
-        check_fitted(self, "coef_")
+        """(parameters, arrays) to save; :meth:`from_state` reads them back."""
+        check_fitted(self, "models_")
         gate_params, gate_arrays = self.gate.state()
-        return ({"names": self.names, "regularization": self.regularization, "seed": self.seed,
-                 "detectors": self.detectors, "fitted_detectors": self.detectors_, **gate_params},
-                {"medians": self.medians_, "mean": self.mean_, "scale": self.scale_, "coef": self.coef_,
-                 "intercept": self.intercept_, "reference": self.reference_, **gate_arrays})
+        typical_params, typical_arrays = self.typicality_.state()
+        models = [model.state() for model in self.models_]
+        params = {"names": self.names, "regularization": self.regularization, "seed": self.seed,
+                  "detectors": self.detectors, "fitted_detectors": self.detectors_,
+                  "feature_noise": self.feature_noise,
+                  "feature_noise_tail": self.feature_noise_tail, "typicality": typical_params, **gate_params,
+                  "models": [model_params for model_params, _ in models]}
+        arrays = {"medians": self.medians_, "reference": self.reference_, **gate_arrays,
+                  **{f"typicality_{k}": v for k, v in typical_arrays.items()},
+                  **{f"model{k}_{name}": v for k, (_, model_arrays) in enumerate(models)
+                     for name, v in model_arrays.items()}}
+        return params, arrays
 
     @classmethod
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PairClassifier":
-        """The classifier ``state`` wrote; also a binary one of an older artifact (its clean decision
-        ``coef``, ``intercept`` in the header), read as one detector with the opposite sign."""
-        arrays = dict(arrays)
-        if "detectors" not in params and "intercept" in params and np.ndim(arrays.get("coef")) == 1:
-            params = {**params, "detectors": ["noise"], "fitted_detectors": ["noise"], "gated": LANGUAGE_FEATURES}
-            arrays["coef"], arrays["intercept"] = -arrays["coef"][None], -np.array([float(params["intercept"])])
+        """The classifier ``state`` wrote (InputError if its parts do not fit together)."""
+        typical = params["typicality"]
         model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"],
-                    params["detectors"], params["gated"], params.get("source_language_prior"))
-        model.detectors_ = list(params["fitted_detectors"])
-        if not set(model.detectors_) <= set(model.detectors) or not model.detectors_:
+                    params["detectors"], params["gated"], params.get("source_language_prior"), params["feature_noise"],
+                    params["feature_noise_tail"], typical["share"], typical["weight"])
+        detectors = list(params["fitted_detectors"])
+        if not set(detectors) <= set(model.detectors) or not detectors or len(params["models"]) != len(detectors):
             raise InputError("classifier detectors are not among its noise classes")
-        width, count = len(model.model_columns) + len(model.deviation_columns), len(model.detectors_)
-        for key, shape in (("medians", (len(model.deviation_columns),)), ("mean", (width,)), ("scale", (width,)),
-                           ("coef", (count, width + model.pairs[0].size)), ("intercept", (count,)),
-                           ("reference", (width,))):
-            if key not in arrays or arrays[key].shape != shape:
+        for key, shape in (("medians", (len(model.deviation_columns),)), ("reference", (len(model.input_names),))):
+            if arrays.get(key, np.zeros(0)).shape != shape:
                 raise InputError(f"classifier array {key!r} is missing or has the wrong shape")
+        model.medians_, model.reference_ = arrays["medians"], arrays["reference"]
+        model.typicality_ = Typicality.from_state(model.orientation, typical,
+                                                  {"quantiles": arrays.get("typicality_quantiles", np.zeros(0))})
+        models = []
+        for k, model_params in enumerate(params["models"]):
+            prefix = f"model{k}_"
+            part = {name[len(prefix):]: value for name, value in arrays.items() if name.startswith(prefix)}
+            try:
+                fitted = MonotoneLogistic.from_state(model_params, part)
+            except KeyError as exc:
+                raise InputError(f"classifier array '{prefix}{exc.args[0]}' is missing") from None
+            if not np.array_equal(fitted.orientation, model.orientation[model.model_inputs]):
+                raise InputError("the classifier's model inputs are not its features'")
+            models.append(fitted)
+        model.detectors_, model.models_ = detectors, models
         model.gate = LanguageGate.from_state(model.names, params, arrays)
-        model.medians_, model.mean_, model.scale_ = arrays["medians"], arrays["mean"], arrays["scale"]
-        model.coef_, model.intercept_, model.reference_ = arrays["coef"], arrays["intercept"], arrays["reference"]
         return model
 
 
@@ -254,7 +364,7 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
           validation: float, regularization: float, seed: int, language_prior: float = 0.9,
           fit: Callable[[list[str], list[str]], None] | None = None, doubtful_share: float = 0.0,
           detectors: bool = False, source_language_prior: float | None = None,
-          noise_kinds: Sequence[str] | None = None) -> tuple[PairClassifier, dict]:
+          noise_kinds: Sequence[str] | None = None, **options) -> tuple[PairClassifier, dict]:
     """Fit a :class:`PairClassifier` on the clean ``(src, tgt)`` against their synthetic noise.
 
     ``features(src, tgt)`` returns the feature rows; ``fit``, if given, is first called with every
@@ -266,8 +376,8 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     noise included), and its language gate is calibrated without the share that the first fit
     scored lowest *without the gate* (gate.py says why). With ``detectors``, one detector per family of
     noise (noise.NOISE_FAMILIES) against clean instead of one clean-vs-all fit. ``noise_kinds``
-    (NOISE_KINDS names; None = every kind) are the only synthetic kinds made. Returns the classifier
-    and its held-out report.
+    (NOISE_KINDS names; None = every kind) are the only synthetic kinds made; ``options``: the other
+    parameters of :class:`PairClassifier`. Returns the classifier and its held-out report.
     """
     unique = list(dict.fromkeys(zip(src, tgt)))  # a pair repeated in the corpus is one example, held out or not
     if len(unique) < 10:
@@ -278,8 +388,8 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
         fit(src + noisy_src, tgt + noisy_tgt)
     F = features(src + noisy_src, tgt + noisy_tgt)
     clean = np.repeat([True, False], len(src))
-    made = noise_kinds or NOISE_KINDS
-    families = list(dict.fromkeys(NOISE_FAMILIES[kind] for kind in made)) if detectors else ["noise"]
+    families = (list(dict.fromkeys(NOISE_FAMILIES[kind] for kind in noise_kinds or NOISE_KINDS)) if detectors
+                else ["noise"])
     family = np.array([families.index(NOISE_FAMILIES[kind]) if NOISE_FAMILIES[kind] in families else 0
                        for kind in NOISE_KINDS]) + 1
     labels = np.concatenate([np.zeros(len(src), dtype=np.int64), family[kinds]])
@@ -288,7 +398,7 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
 
     def classifier_on(rows, start=None):
         return PairClassifier(names, regularization, seed, language_prior, families,
-                              source_language_prior=source_language_prior).fit(F[rows], labels[rows], start)
+                              source_language_prior=source_language_prior, **options).fit(F[rows], labels[rows], start)
 
     classifier = classifier_on(~held)
     if doubtful_share:  # the corpus's own pairs are not all clean: refit without the least credible

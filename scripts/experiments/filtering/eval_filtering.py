@@ -92,7 +92,7 @@ OOD_SETS = {
 # leave-one-family-out AUC
 CLOSEST_FAMILY = {"neighbour": "misaligned", "wrong_language": "untranslated", "source_language": "untranslated",
                   "partial": "length", "joined": "length", "boilerplate": "misaligned", "numbers": "numbers",
-                  "misordered": "length", "mojibake": "untranslated", "spacing": "length", "markup": "numbers",
+                  "misordered": "order", "mojibake": "untranslated", "spacing": "length", "markup": "numbers",
                   "repeated": "length", "length_matched": "misaligned", "romanised": "untranslated"}
 RULES_OFF = {"empty_side": False, "identical_sides": False, "max_chars": None, "max_length_ratio": None,
              "control_chars": False, "dedup": False,

@@ -1,0 +1,146 @@
+"""Surface damage of each side of a pair, vectorised over a block of pairs.
+
+What the hard rules of the usual filters test for, as graded features of the learned score, so that
+a damaged pair moves some feature whatever damage the synthetic training noise showed (bicleaner's
+hard rules, Sánchez-Cartagena et al. 2018: glued words, repeated words, Unicode noise, escaped
+Unicode, bad encoding, space noise, titles; OpusFilter's filters, Aulamo et al. 2020: long words,
+alphabet ratio, repetition, longest common substring):
+
+* ``glyphs_src`` / ``glyphs_tgt``: share of a side's non-space characters that are noise glyphs:
+  control and format characters, U+FFFD, private use; a UTF-8 lead byte read as Latin-1 or cp1252
+  followed by a continuation byte so read (``Ã©``, ``â€™``, ``Ð¿Ñ€``): UTF-8 decoded with the wrong
+  code page; an escape (``\\u00e9``,
+  ``&eacute;``, ``&#233;``); two spaces in a row, or a space before a comma or full stop;
+* ``repeats_src`` / ``repeats_tgt``: share of a side's token bigrams that repeat one earlier in the
+  same side (stutter, a segment doubled);
+* ``long_words_src`` / ``long_words_tgt``: log(1 + letters in the side's longest run of letters)
+  (words glued together by lost spaces);
+* ``caps_gap``: difference between the sides' shares of upper-case letters among cased letters
+  (0 unless both sides have cased letters: a side shouted in capitals, or title-cased);
+* ``symbols_gap``: difference between the sides' shares of non-space characters that are not
+  letters (digits, punctuation, symbols: one side that is mostly markup, numbers or debris);
+* ``copy``: share of the target's distinct character trigrams (lower-cased) that the source has
+  too (an untranslated or partly copied target).
+
+Tokens are the alignment model's (``token_sequences``: runs of letters and digits, lower-cased,
+each kana and Han character a token).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..text import CONTROL, LETTER, LOWER, SPACE, UPPER, TextStats, bmp, lowered
+from .features import trigram_ids
+
+DAMAGE_FEATURES = ("glyphs_src", "glyphs_tgt", "repeats_src", "repeats_tgt", "long_words_src", "long_words_tgt",
+                   "caps_gap", "symbols_gap", "copy")
+
+_PRIVATE_USE = np.zeros(1 << 16, dtype=bool)
+_PRIVATE_USE[0xE000:0xF900] = True
+# UTF-8 read as Latin-1 or cp1252: a lead byte (0xC2-0xEF) shown as its Latin-1 letter, then a
+# continuation byte (0x80-0xBF) shown as its Latin-1 or cp1252 character
+_LEAD = np.zeros(1 << 16, dtype=bool)
+_LEAD[0xC2:0xF0] = True
+_CONTINUATION = np.zeros(1 << 16, dtype=bool)
+_CONTINUATION[0x80:0xC0] = True
+_CONTINUATION[[ord(bytes([b]).decode("cp1252")) for b in range(0x80, 0xA0)
+               if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)]] = True
+_ESCAPE_LETTERS = np.zeros(128, dtype=bool)
+_ESCAPE_LETTERS[[ord(c) for c in "uUxn"]] = True
+
+
+def glyph_share(stats: TextStats) -> np.ndarray:
+    """The ``glyphs`` feature of each sentence (see the module docstring)."""
+    codes, sentence_of, n = stats.codes.astype(np.int64), stats.sentence_of, stats.lengths.size
+    if codes.size == 0:
+        return np.zeros(n)
+    index = bmp(codes)
+    boundary = np.r_[sentence_of[1:] != sentence_of[:-1], True]  # the separator after each sentence
+    following = np.r_[codes[1:], 10]
+    preceding = np.r_[10, codes[:-1]]
+    glyph = (CONTROL[index] | _PRIVATE_USE[index] | (codes == 0xFFFD)) & ~boundary & (codes != 9)
+    glyph |= _LEAD[index] & _CONTINUATION[bmp(following)]
+    after = np.minimum(following, 127)
+    glyph |= (codes == 92) & _ESCAPE_LETTERS[after] & (following < 128)
+    entity = (codes == 38) & ((following == 35) | LETTER[bmp(following)])
+    if entity.any():  # an ampersand followed by a name or number and a semicolon within 8 characters
+        positions = np.flatnonzero(entity)
+        window = np.minimum(positions[:, None] + np.arange(2, 10), codes.size - 1)
+        same = sentence_of[window] == sentence_of[positions][:, None]  # never the next sentence's semicolon
+        closed = ((codes[window] == 59) & same).any(axis=1)
+        entity[positions[~closed]] = False
+        glyph |= entity
+    glyph |= (codes == 32) & ((following == 32) & (preceding != 10) | (following == 44) | (following == 46))
+    visible = np.bincount(sentence_of[~SPACE[index]], minlength=n)
+    return np.bincount(sentence_of[glyph], minlength=n) / np.maximum(visible, 1)
+
+
+def repeat_share(ids: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """The ``repeats`` feature of each sentence from its token ids (CSR rows)."""
+    n = indptr.size - 1
+    lengths = np.diff(indptr)
+    sentence = np.repeat(np.arange(n), lengths)
+    inside = sentence[1:] == sentence[:-1] if ids.size else np.zeros(0, dtype=bool)
+    bigrams = (ids[:-1].astype(np.int64) << 32 | ids[1:].astype(np.int64))[inside]
+    owner = sentence[:-1][inside]
+    order = np.lexsort((bigrams, owner))
+    repeated = np.r_[False, (owner[order][1:] == owner[order][:-1]) & (bigrams[order][1:] == bigrams[order][:-1])]
+    total = np.maximum(lengths - 1, 0)
+    return np.bincount(owner[order][repeated], minlength=n) / np.maximum(total, 1)
+
+
+def longest_letter_run(stats: TextStats) -> np.ndarray:
+    """Letters in each sentence's longest run of letters."""
+    n = stats.lengths.size
+    if stats.codes.size == 0:
+        return np.zeros(n)
+    letter = LETTER[bmp(stats.codes)]
+    run = np.cumsum(~letter)  # a new run id after every non-letter
+    lengths = np.bincount(run[letter], minlength=run[-1] + 1)
+    longest = np.zeros(n, dtype=np.int64)
+    np.maximum.at(longest, stats.sentence_of[letter], lengths[run[letter]])
+    return longest
+
+
+def case_share(stats: TextStats) -> tuple[np.ndarray, np.ndarray]:
+    """(share of upper-case letters among cased letters, whether the sentence has any cased letter)."""
+    index = bmp(stats.codes)
+    n = stats.lengths.size
+    upper = np.bincount(stats.sentence_of[UPPER[index]], minlength=n)
+    cased = upper + np.bincount(stats.sentence_of[LOWER[index]], minlength=n)
+    return upper / np.maximum(cased, 1), cased > 0
+
+
+def symbol_share(stats: TextStats) -> np.ndarray:
+    """Share of each sentence's non-space characters that are not letters."""
+    index = bmp(stats.codes)
+    n = stats.lengths.size
+    visible = ~SPACE[index]
+    return (np.bincount(stats.sentence_of[visible & ~LETTER[index]], minlength=n)
+            / np.maximum(np.bincount(stats.sentence_of[visible], minlength=n), 1))
+
+
+def copied_share(src: list[str], tgt: list[str]) -> np.ndarray:
+    """Share of each target's distinct lower-cased character trigrams that its source has too (0 for
+    a target without trigrams)."""
+    keys = []
+    for side in (src, tgt):
+        trigram, _, sentence = trigram_ids(lowered(side), 1 << 40)
+        keys.append(np.unique(sentence << 40 | trigram))
+    shared = np.isin(keys[1], keys[0], assume_unique=True)
+    n = len(tgt)
+    owner = keys[1] >> 40
+    return np.bincount(owner[shared], minlength=n) / np.maximum(np.bincount(owner, minlength=n), 1)
+
+
+def damage_features(src: list[str], tgt: list[str], s: TextStats, t: TextStats, s_tokens: tuple, t_tokens: tuple
+                    ) -> np.ndarray:
+    """The DAMAGE_FEATURES of each pair, (n, 9) float32; ``s``, ``t``: the sides' text statistics;
+    ``s_tokens``, ``t_tokens``: their token ids (alignment.token_sequences)."""
+    (s_caps, s_cased), (t_caps, t_cased) = case_share(s), case_share(t)
+    columns = [glyph_share(s), glyph_share(t), repeat_share(*s_tokens), repeat_share(*t_tokens),
+               np.log1p(longest_letter_run(s)), np.log1p(longest_letter_run(t)),
+               np.where(s_cased & t_cased, np.abs(s_caps - t_caps), 0.0), np.abs(symbol_share(s) - symbol_share(t)),
+               copied_share(src, tgt)]
+    return np.column_stack(columns).astype(np.float32)
