@@ -22,7 +22,7 @@ __version__ = "0.2.0"
 
 _EXPORTS = {
     "PHSIC": "kcooc.phsic.model",
-    "PairClassifier": "kcooc.filtering.scorer",
+    "PairClassifier": "kcooc.filtering.classifier",
     "CorrespondenceAnalysis": "kcooc.ca.model",
     "PPMISVD": "kcooc.ca.model",
     "StringRewritingKernel": "kcooc.srk.estimator",

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import __version__
 from .errors import InputError, KcoocError
-from .io.outputs import atomic_output
+from .io.writers import atomic_output
 
 T = TypeVar("T")
 FORMAT_VERSION = 1

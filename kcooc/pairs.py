@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from .artifact import npy_file
 from .encoders import Encoder
 from .errors import InputError
-from .io.readers import display_name
+from .io.limits import display_name
 from .io.tsv import TsvReader
 from .linalg import vstack
 from .threads import prefetch

@@ -13,8 +13,8 @@ import numpy as np
 
 from .errors import InputError
 from .extras import import_optional
-from .io.outputs import atomic_output
 from .io.readers import text_lines
+from .io.writers import atomic_output
 
 
 def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:

@@ -24,7 +24,7 @@ from kcooc import (
 
 EXPORTS = [name for name in kcooc.__all__ if name != "__version__"]
 ERRORS = {"InputError", "NotFittedError"}
-# PairClassifier's documentation comes with the learned score it belongs to (kcooc/filtering/scorer.py).
+# PairClassifier's documentation comes with the learned score it belongs to (kcooc/filtering/classifier.py).
 ESTIMATORS = [name for name in EXPORTS if name not in ERRORS | {"PairClassifier"}]
 
 

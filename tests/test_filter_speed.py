@@ -196,7 +196,7 @@ def test_pair_features_of_the_scored_rows_equal_those_of_their_whole_block():
 def test_one_pass_prediction_equals_predict_proba_and_weakest_bit_for_bit():
     """predict_with_reasons computes the inputs once and returns exactly predict_proba and weakest,
     on rows with a gated language and a missing link order alike."""
-    from kcooc.filtering.scorer import PairClassifier
+    from kcooc.filtering.classifier import PairClassifier
 
     rng = np.random.default_rng(4)
     names = ["phsic", "char_ratio", "numbers", "order", "tgt_chars", "tgt_lang"]

@@ -254,9 +254,10 @@ from kcooc.filtering import features as feat  # noqa: E402
 from kcooc.filtering import spelled_numbers as spelled  # noqa: E402
 from kcooc.filtering.alignment import DIAGONALS, AlignmentModel, token_sequences  # noqa: E402
 from kcooc.filtering.alignment import TOKEN_LIMIT as ALIGNMENT_TOKEN_LIMIT  # noqa: E402
+from kcooc.filtering.classifier import PairClassifier  # noqa: E402
+from kcooc.filtering.learning import train  # noqa: E402
 from kcooc.filtering.mismatch import mismatch_features  # noqa: E402
 from kcooc.filtering.noise import MINHASHES, NOISE_FAMILIES, NOISE_KINDS, similar_partners, synthesize  # noqa: E402
-from kcooc.filtering.scorer import PairClassifier, train  # noqa: E402
 from kcooc.hashing import mix64  # noqa: E402
 from kcooc.text import CJK, SEPARATORS  # noqa: E402
 
@@ -970,7 +971,7 @@ def test_the_learned_score_never_rises_when_a_real_pair_disagrees_more():
     """Issue: prior knowledge the classifier cannot unlearn. On real pairs, moving any feature that measures
     disagreement or damage one step worse (a length ratio further from the corpus's typical one, more
     mismatched numbers, less agreement) never raises the probability, whatever the synthetic noise taught."""
-    from kcooc.filtering.scorer import ORIENTATION
+    from kcooc.filtering.classifier import ORIENTATION
     from kcooc.text import TextStats as Stats
 
     src, tgt = read_en_ja(600)

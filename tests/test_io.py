@@ -8,9 +8,9 @@ import os
 import pytest
 
 from kcooc.errors import InputError
-from kcooc.io.outputs import atomic_output
 from kcooc.io.readers import text_blocks
 from kcooc.io.tsv import TsvReader
+from kcooc.io.writers import atomic_output
 
 from conftest import TRAIN
 

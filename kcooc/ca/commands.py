@@ -14,15 +14,11 @@ from ..cli.options import KcoocGroupOfCommands, config_options, input_option, ou
 from ..cli.runtime import LOG, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
 from ..errors import InputError
-from ..io.outputs import atomic_output, check_outputs
-from ..io.readers import (
-    COMPRESSED_SUFFIXES,
-    after_last_space,
-    display_name,
-    max_line_bytes,
-    rereadable_input,
-    text_lines,
-)
+from ..io.compression import COMPRESSED_SUFFIXES
+from ..io.limits import display_name, max_line_bytes
+from ..io.outputs import check_outputs
+from ..io.readers import after_last_space, rereadable_input, text_lines
+from ..io.writers import atomic_output
 from ..timing import Timer
 from .config import CaConfig
 

@@ -21,8 +21,8 @@ from tqdm import tqdm
 
 from .. import config as config_module
 from ..errors import InputError, KcoocError, Terminated
-from ..io.outputs import atomic_output
 from ..io.outputs import check_directory as check_directory  # the commands import it from here
+from ..io.writers import atomic_output
 from .options import option_of
 
 

@@ -1,4 +1,4 @@
-"""Every feature of a pair, in the columns of the learned score (scorer.py): the per-pair ones
+"""Every feature of a pair, in the columns of the learned score (classifier.py): the per-pair ones
 (features.py, mismatch.py, language ID), PHSIC (Yokoi 2018, Eq. 18), the fluency and the
 word-alignment ones (alignment.py)."""
 

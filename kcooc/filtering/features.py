@@ -11,7 +11,10 @@ Two kinds, computed in different passes (passes.py):
   a hashed character-trigram fluency score per side (Zipporah, Xu & Koehn 2017, uses the same
   fluency idea). PHSIC (Yokoi et al. 2018, Eq. 18) and the word-alignment features
   (alignment.py: IBM model 1 tables fitted by EM, the lexical translation score) are added by the
-  scorer.
+  scorer (extractor.py).
+
+Over 350 lines on purpose: each numba kernel sits beside the one function that calls it, and the corpus
+counts (:class:`CorpusCounts`) and the model that reads them (:class:`CorpusModel`) share their hashing.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ So ``fit`` measures twice: the second time without the sides the first measureme
 likely in another language (factor below 1/2). Once, not until nothing changes: repeated, the
 rates of the depths clean sides rarely reach would shrink toward nothing.
 
-Which clean sides calibrate the gate is its caller's choice (``train`` in scorer.py): the corpus's
+Which clean sides calibrate the gate is its caller's choice (``train`` in learning.py): the corpus's
 own pairs that the other features find credible, not those the gated score finds credible. Ranked
 with the gate's own factors, the pairs left out would hold the clean sides the identifier doubts,
 the rates r would shrink, and the gate would doubt those sides all the more: calibrated that way,

@@ -23,10 +23,10 @@ from ..pairs import open_pairs
 from ..phsic.model import PHSIC, CrossMoments
 from .config import FilterConfig
 from .features import CorpusCounts
+from .learning import LearnedScorer
 from .passes import FEATURE_BLOCK, FilterContext, Task, features_task, score_task, screen_task, statistics_task
 from .rules import PASS
 from .sampling import NO_BOUND, Sample
-from .scorer import LearnedScorer
 from .workspace import Workspace
 
 

@@ -50,7 +50,7 @@ NOISE_KINDS = ("misaligned", "near_miss", "truncated", "copied_source", "untrans
                "numbers_changed", "placeholders_changed", "joined", "swapped_sides", "misordered")
 
 # What each kind of noise breaks: with learn.detectors the learned score has one detector per family
-# (scorer.PairClassifier).
+# (classifier.PairClassifier).
 NOISE_FAMILIES = {"misaligned": "misaligned", "near_miss": "misaligned", "truncated": "length",
                   "words_dropped": "length", "joined": "length", "copied_source": "untranslated",
                   "untranslated": "untranslated", "partial_copy": "untranslated", "swapped_sides": "untranslated",

@@ -33,9 +33,9 @@ from ..phsic.model import PHSIC, CrossMoments
 from ..text import TextStats
 from .config import FilterConfig
 from .features import CorpusCounts
+from .learning import LearnedScorer
 from .rules import PASS, rule_reasons
 from .sampling import NO_BOUND, Sample, lowest, sample_priorities
-from .scorer import LearnedScorer
 from .spool import load_spooled, save_spooled, spool_file
 
 FEATURE_BLOCK = 2048  # training examples per task of the features step (40,000 examples: 20 tasks)

@@ -14,9 +14,10 @@ from ..config import SEED, from_dict
 from ..errors import InputError
 from ..phsic.model import PHSIC, check_encoder_specs
 from .alignment import AlignmentModel
+from .classifier import PairClassifier
 from .config import FilterConfig, LearnConfig
 from .features import CorpusCounts
-from .scorer import LearnedScorer, PairClassifier
+from .learning import LearnedScorer
 
 KIND = "filter"
 # Raised whenever a feature's definition changes under the same name (2: numbers spelled out on the other

@@ -2,7 +2,7 @@
 
 :func:`fit` screens the corpus (hard rules) and learns PHSIC on the pairs that pass (Yokoi 2018,
 §6.3), and for the learned scorer the corpus counts, the alignment tables and the classifier
-(scorer.py), or loads a saved model; it returns a frozen :class:`FittedFilter`. :func:`run` scores
+(learning.py), or loads a saved model; it returns a frozen :class:`FittedFilter`. :func:`run` scores
 the lines that pass (duplicates get their first copy's results), selects, writes the outputs
 atomically and saves the model, and returns the summary's counts. Which per-pair results the score
 pass keeps (every feature and the weakest, for ``Outputs.annotated``) is decided here, once.
@@ -20,8 +20,8 @@ from .. import __version__
 from ..config import dump, to_dict
 from ..encoders import build_pair_encoders
 from ..errors import InputError
-from ..io.outputs import atomic_output
-from ..io.readers import display_name
+from ..io.limits import display_name
+from ..io.writers import atomic_output
 from ..kernels import KERNELS
 from ..pairs import open_pairs
 from ..phsic.config import PhsicConfig
@@ -33,9 +33,9 @@ from .alignment import AlignmentModel
 from .config import FilterConfig
 from .extractor import feature_names
 from .job import FilterJob, Scores, Screening
+from .learning import LearnedScorer, train
 from .persistence import load_learned, save_learned
 from .rules import PASS, REASONS, mark_duplicates, reason_counts
-from .scorer import LearnedScorer, train
 from .select import SELECTION_CODES, score_quantiles, scored_rows, select
 
 PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]

@@ -1,9 +1,9 @@
-"""Writing outputs: one guard per run (:func:`check_outputs` -> :class:`OutputGuard`) checks its outputs
+"""The output guard: one per run (:func:`check_outputs` -> :class:`OutputGuard`) checks its outputs
 and directories before any work, holds the output lock for the run, makes its scratch directory and
-commits the outputs: :func:`atomic_output` writes each output to a temporary file beside it, and the
-guard renames them all into place only when the whole run succeeded, so a failed, interrupted or
-killed run never leaves a half-written or a new file and never destroys the previous outputs. ``-`` is
-stdout; a ``.gz``/``.bz2``/``.xz``/``.zst`` suffix compresses (``.zst``: the ``zstd`` extra).
+commits the outputs: :func:`~kcooc.io.writers.atomic_output` (writers.py) writes each output to a
+temporary file beside it, and the guard renames them all into place only when the whole run succeeded,
+so a failed, interrupted or killed run never leaves a half-written or a new file and never destroys the
+previous outputs.
 
 Every temporary a run makes carries its pid in its name (``.NAME.kcooc-<pid>-<random>.tmp`` beside an
 output, ``.kcooc-<command>-<output>-<pid>-<random>/`` for scratch directories), so that the next run
@@ -12,24 +12,17 @@ removes what a killed run left (:func:`remove_dead_temporaries`).
 
 from __future__ import annotations
 
-import bz2
 import contextlib
 import errno
 import glob
-import gzip
-import io
-import lzma
 import os
 import re
 import shutil
-import sys
 import tempfile
-from typing import BinaryIO, Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from ..errors import InputError, KcoocError, LockedError
-from ..extras import import_optional
-
-ZSTD_LEVEL = 3  # zstd's own default: about gzip -6's ratio at several times its speed
+from .writers import ACTIVE_GUARDS, check_directory_of, check_writable_format
 
 
 def check_outputs(*outputs: str | None, inputs: Iterable[str | None] = (),
@@ -39,9 +32,6 @@ def check_outputs(*outputs: str | None, inputs: Iterable[str | None] = (),
     ``directories``: (option, path, may be new) of the run's work or cache directories, checked too.
     """
     return OutputGuard(*outputs, inputs=inputs, directories=directories)
-
-
-_ACTIVE: list["OutputGuard"] = []  # the guard whose block is running (outputs are committed at its end)
 
 
 class OutputGuard:
@@ -56,8 +46,8 @@ class OutputGuard:
     ``with guard:`` (or ``guard.locked()``) is the run: it holds the first output's lock (a second
     run on it raises :class:`LockedError`, exit code 75; the kernel drops the lock when a run dies;
     a lock path that is a symlink is refused) and removes what killed runs left beside every
-    output. Each output written with :func:`atomic_output` inside the block goes to a temporary
-    file; the guard renames them all into place when the block ends without error (one commit
+    output. Each output written with :func:`~kcooc.io.writers.atomic_output` inside the block goes to a
+    temporary file; the guard renames them all into place when the block ends without error (one commit
     step), and removes them otherwise: a failed run leaves no new file. ``guard.scratch(command)``
     is the run's scratch directory.
     """
@@ -103,7 +93,7 @@ class OutputGuard:
                 stack.enter_context(_exclusive_lock(first))  # not stdout, /dev/stdout or a FIFO
                 for path in self.paths:
                     _remove_stale_temporaries(path)
-            _ACTIVE.append(self)
+            ACTIVE_GUARDS.append(self)
             try:
                 yield self
                 self.commit()
@@ -116,7 +106,7 @@ class OutputGuard:
                             os.unlink(tmp)
                 raise
             finally:
-                _ACTIVE.remove(self)
+                ACTIVE_GUARDS.remove(self)
                 for tmp, _ in self._pending:
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(tmp)
@@ -145,74 +135,6 @@ class OutputGuard:
         return _run_directory(parent or _beside(self.first), self.first or "-", command)
 
 
-@contextlib.contextmanager
-def atomic_output(path: str, binary: bool = False) -> Iterator[io.IOBase]:
-    """Yield a writable file that appears at ``path`` only if the block finishes without error.
-
-    Inside a run's guard (``with guard:``) an output of that guard appears only when the whole run
-    succeeds (the guard commits every output at once); any other path (a cache entry) when its block
-    ends. ``-`` writes to stdout. A ``.gz``/``.bz2``/``.xz``/``.zst`` suffix compresses (gzip with a zero
-    timestamp, zstd single-threaded at level 3: reruns are byte-identical). The final file gets the usual
-    umask permissions.
-    """
-    if path == "-":
-        stream = sys.stdout.buffer if binary else sys.stdout
-        yield stream
-        stream.flush()
-        return
-    if os.path.exists(path) and not os.path.isfile(path):  # /dev/stdout, a FIFO: cannot be replaced
-        with open(path, "wb" if binary else "w", encoding=None if binary else "utf-8") as stream:
-            yield stream
-        return
-    path = os.path.realpath(path)  # write beside a symlink's target, never over the link
-    _check_directory_of(path)
-    directory = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.kcooc-{os.getpid()}-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            compressed = _compressed_writer(path, raw)
-            target = compressed or raw
-            stream = target if binary else io.TextIOWrapper(target, encoding="utf-8", newline="\n")
-            yield stream
-            stream.flush()
-            if compressed is not None:
-                compressed.close() if binary else stream.close()
-            elif not binary:
-                stream.detach()
-            raw.flush()
-            os.fsync(raw.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        guard = next((g for g in reversed(_ACTIVE) if g.owns(path)), None)
-        if guard is not None:
-            guard.add(tmp, path)
-        else:
-            os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def _compressed_writer(path: str, raw: BinaryIO):
-    if path.endswith(".gz"):
-        return gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
-    if path.endswith(".bz2"):
-        return bz2.BZ2File(raw, "wb")
-    if path.endswith(".xz"):
-        return lzma.LZMAFile(raw, "wb")
-    if path.endswith(".zst"):
-        zstandard = import_optional("zstandard", f"to write {path} (zstd)")
-        return zstandard.ZstdCompressor(level=ZSTD_LEVEL).stream_writer(raw, closefd=False)
-    return None
-
-
-def check_writable_format(path: str | None) -> None:
-    """Fail before any work if ``path``'s compression needs an extra that is not installed (``.zst``)."""
-    if path and path != "-" and path.endswith(".zst"):
-        import_optional("zstandard", f"to write {path} (zstd)")
-
 
 @contextlib.contextmanager
 def _exclusive_lock(path: str) -> Iterator[str]:
@@ -230,7 +152,7 @@ def _exclusive_lock(path: str) -> Iterator[str]:
     except ImportError:
         raise KcoocError(f"{path}: locking the output needs fcntl, which this platform lacks (POSIX only)") from None
     lock_path = os.path.realpath(path) + ".lock"
-    _check_directory_of(lock_path)
+    check_directory_of(lock_path)
     while True:
         try:
             fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
@@ -359,12 +281,6 @@ def _beside(output: str | None) -> str | None:
     return None if not output or output == "-" else os.path.dirname(os.path.realpath(output))
 
 
-def _check_directory_of(path: str) -> None:
-    """Fail before any work if ``path``'s directory does not exist."""
-    directory = os.path.dirname(os.path.abspath(path))
-    if path != "-" and not os.path.isdir(directory):
-        raise InputError(f"{path}: output directory {directory} does not exist")
-
 
 def _check_writable(directory: str, what: str) -> None:
     """Fail before any work unless a file can be made in ``directory`` (tried: permissions, a
@@ -407,7 +323,7 @@ def _check_output(path: str, inputs: Iterable[str | None] = ()) -> None:
     real = os.path.realpath(path)
     if os.path.isdir(real):
         raise InputError(f"{path}: is a directory; the output must be a file path")
-    _check_directory_of(real)
+    check_directory_of(real)
     for source in inputs:
         if source and source != "-" and _replaces(real, source):
             raise InputError(f"{path}: would overwrite the input {source}; write the output elsewhere")

@@ -1,79 +1,26 @@
-"""Reading inputs: a path or ``-`` (stdin), ``.gz``/``.bz2``/``.xz``/``.zst`` decompressed by suffix, or by
-their magic bytes (stdin, and a path without one of those suffixes), as text lines, decoded blocks or
-undecoded blocks of whole lines; a bad byte, a truncated or corrupt archive is an :class:`InputError`
-naming ``file:line``. zstd needs the ``zstd`` extra (the ``zstandard`` package). :class:`RawLines` cuts
-rows out of blocks of whole lines (:func:`line_blocks`), each as the TSV reader (tsv.py) read it.
+"""Reading inputs: a path or ``-`` (stdin), compressed or not (compression.py), or two aligned files
+(aligned.py), as text lines, decoded blocks or undecoded blocks of whole lines; a bad byte, a truncated
+or corrupt archive, a line over the limit (limits.py) is an :class:`InputError` naming ``file:line``.
+:class:`RawLines` cuts rows out of blocks of whole lines (:func:`line_blocks`), each as the TSV reader
+(tsv.py) read it.
 """
 
 from __future__ import annotations
 
-import bz2
-import gzip
 import io
-import lzma
 import os
 import shutil
 import stat
 import sys
-import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import BinaryIO, Callable, Iterator
 
 import numpy as np
 
 from ..errors import InputError
-from ..extras import import_optional
-
-_DECOMPRESSION_ERRORS = (EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile, OSError)
-COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
-_MAGIC_BYTES = 10  # the longest signature below (bzip2's)
-MAX_LINE_BYTES = 1 << 20
-"""The longest line (or, in a corpus read in blocks, the longest run of bytes without whitespace) the
-readers of files other than TSV accept (benchmarks, JSON lines, ks objects, corpora, tables): 1 MiB, or
-the environment's ``KCOOC_MAX_LINE_BYTES``. TSV inputs have their config's ``input.max_line_bytes``."""
-
-
-def max_line_bytes() -> int:
-    """:data:`MAX_LINE_BYTES`, or ``KCOOC_MAX_LINE_BYTES`` when the environment sets it (1 to 2^30)."""
-    value = os.environ.get("KCOOC_MAX_LINE_BYTES")
-    if value is None:
-        return MAX_LINE_BYTES
-    if not value.strip().isdigit() or not 1 <= int(value) <= 1 << 30:
-        raise InputError(f"KCOOC_MAX_LINE_BYTES={value!r}: expected a number of bytes in [1, 2^30]")
-    return int(value)
-
-
-SKIP_LIMIT = 64  # on_error skip: a line is skipped if it ends within 64 times the limit; beyond, the run stops
-
-
-def line_too_long(path: str | AlignedFiles, line: int, limit: int) -> InputError:
-    return InputError(f"{display_name(path)}:{line}: line longer than {limit:,} bytes (the limit: "
-                      "input.max_line_bytes for TSV, KCOOC_MAX_LINE_BYTES for other files)")
-
-
-@dataclass(frozen=True)
-class AlignedFiles:
-    """Two aligned files, one sentence a line (Moses/OPUS form: ``corpus.en``, ``corpus.de``), each a
-    path, compressed or not, read as one TSV of ``src<TAB>tgt`` lines (:func:`open_input`), so that
-    every reader and every pass sees the pairs a TSV of them would give. A tab inside a sentence,
-    or files of different line counts, are an :class:`InputError` naming the file (and the line)."""
-
-    src: str
-    tgt: str
-    max_line_bytes: int | None = field(default=None, compare=False)  # a side's longest line; None: max_line_bytes()
-    skip_long: bool = field(default=False, compare=False)  # on_error skip: a longer line is cut for the reader to skip
-
-    def __str__(self) -> str:
-        return f"{self.src} + {self.tgt}"
-
-    def where(self, line: int, byte: int, raw: bytes) -> tuple[str, int]:
-        """(file, byte in its line) of byte ``byte`` of the merged line ``raw``."""
-        tab = raw.find(b"\t")
-        return (self.src, byte) if tab < 0 or byte < tab else (self.tgt, byte - tab - 1)
-
-
-def display_name(path: str | AlignedFiles) -> str:
-    return "<stdin>" if path == "-" else str(path)
+from .aligned import AlignedFiles, open_aligned
+from .compression import COMPRESSED_SUFFIXES, MAGIC_BYTES, Prefixed, compression_of, open_file, read_chunk
+from .limits import SKIP_LIMIT, display_name, line_too_long, max_line_bytes
 
 
 def bad_utf8_location(path: str | AlignedFiles, line: int, byte: int, raw: bytes) -> str:
@@ -84,246 +31,12 @@ def bad_utf8_location(path: str | AlignedFiles, line: int, byte: int, raw: bytes
     return f"{display_name(path)}:{line}: invalid UTF-8 at byte {byte}"
 
 
-def compression_of(head: bytes) -> str | None:
-    """The suffix of the compressed format whose signature ``head`` (a file's first bytes) starts
-    with, or None. None of them is valid UTF-8 text except bzip2's, whose 10 bytes no text starts with."""
-    if head.startswith(b"\x1f\x8b"):
-        return ".gz"
-    if head.startswith(b"\xfd7zXZ\x00"):
-        return ".xz"
-    if head.startswith(b"\x28\xb5\x2f\xfd"):
-        return ".zst"
-    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] in (b"1AY&SY", b"\x17rE8P\x90"):
-        return ".bz2"
-    return None
-
-
 def open_input(path: str | AlignedFiles) -> BinaryIO:
-    """Open ``path`` (or stdin for ``-``) for binary reading, decompressing by suffix, else by magic bytes;
-    :class:`AlignedFiles` as one TSV of their lines.
+    """Open ``path`` (or stdin for ``-``) for binary reading, decompressing by suffix, else by magic bytes
+    (compression.py); :class:`~kcooc.io.aligned.AlignedFiles` as one TSV of their lines (aligned.py).
 
     The stream returned for stdin never closes stdin itself."""
-    if isinstance(path, AlignedFiles):
-        return io.BufferedReader(_AlignedStream(path), 1 << 16)
-    if path == "-":
-        stdin = sys.stdin.buffer
-        head = _read(stdin, path, 1, _MAGIC_BYTES, exact=True)
-        return _decompressing(compression_of(head), io.BufferedReader(_Prefixed(head, stdin), 1 << 16), path)
-    try:
-        suffix = next((suffix for suffix in COMPRESSED_SUFFIXES if path.endswith(suffix)), None)
-        stream = open(path, "rb")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from None
-    if suffix is None:
-        head = _read(stream, path, 1, _MAGIC_BYTES, exact=True)
-        suffix = compression_of(head)
-        if stream.seekable():
-            stream.seek(0)
-        else:  # a FIFO, a process substitution: the sniffed bytes are read again in front of the rest
-            stream = io.BufferedReader(_Prefixed(head, stream, owned=True), 1 << 16)
-    return _decompressing(suffix, stream, path)
-
-
-def _decompressing(suffix: str | None, stream: BinaryIO, path: str) -> BinaryIO:
-    """``stream`` decompressed as ``suffix`` says (closing the result closes ``stream``)."""
-    if suffix is None:
-        return stream if isinstance(stream, io.BufferedIOBase) else io.BufferedReader(stream, 1 << 16)
-    if suffix == ".zst":
-        try:
-            zstandard = import_optional("zstandard", f"to read {display_name(path)} (zstd)")
-        except InputError:
-            stream.close()
-            raise
-        return io.BufferedReader(_ZstdReader(stream, zstandard), 1 << 16)
-    opened = {".gz": lambda: gzip.GzipFile(fileobj=stream, mode="rb"), ".bz2": lambda: bz2.BZ2File(stream, "rb"),
-              ".xz": lambda: lzma.LZMAFile(stream, "rb")}[suffix]()
-    return _Closing(opened, stream)
-
-
-class _Closing(io.BufferedIOBase):
-    """A decompressing reader that also closes the file under it (gzip, bz2 and lzma leave a file
-    object they were given open)."""
-
-    def __init__(self, reader: BinaryIO, under: BinaryIO):
-        self.reader, self.under = reader, under
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int | None = -1) -> bytes:
-        return self.reader.read(size)
-
-    def read1(self, size: int = -1) -> bytes:
-        return self.reader.read1(size)
-
-    def readline(self, size: int | None = -1) -> bytes:
-        return self.reader.readline(size)
-
-    def close(self) -> None:
-        if not self.closed:
-            self.reader.close()
-            self.under.close()
-        super().close()
-
-
-class _Prefixed(io.RawIOBase):
-    """``head`` (bytes already read to sniff the format), then the rest of ``stream``; closing it
-    leaves ``stream`` (stdin) open unless it is ``owned`` (a FIFO opened for it)."""
-
-    def __init__(self, head: bytes, stream: BinaryIO, owned: bool = False):
-        self.head, self.stream, self.owned = head, stream, owned
-
-    def close(self) -> None:
-        if not self.closed and self.owned:
-            self.stream.close()
-        super().close()
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        if self.head:
-            n = min(len(buffer), len(self.head))
-            buffer[:n], self.head = self.head[:n], self.head[n:]
-            return n
-        data = self.stream.read1(len(buffer)) if hasattr(self.stream, "read1") else self.stream.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
-
-
-class _AlignedStream(io.RawIOBase):
-    """The lines of two aligned files as ``src<TAB>tgt`` lines (each side without its line ending),
-    merged a block of lines at a time."""
-
-    block_bytes = 1 << 20
-
-    def __init__(self, files: AlignedFiles):
-        self.files, self.limit = files, files.max_line_bytes or max_line_bytes()
-        self.streams = [open_input(files.src), open_input(files.tgt)]
-        self.tails, self.ended, self.lines, self.pending = [b"", b""], [False, False], 0, b""
-        self.dropping, self.dropped = [False, False], [0, 0]
-
-    def readable(self) -> bool:
-        return True
-
-    def _lines_of(self, side: int) -> list[bytes]:
-        """The whole lines read so far of one side (reading more while it has none)."""
-        path = (self.files.src, self.files.tgt)[side]
-        while not self.ended[side] and b"\n" not in self.tails[side]:
-            data = _read(self.streams[side], path, self.lines + 1, self.block_bytes)
-            if data and self.dropping[side]:  # the rest of a line cut at the limit
-                end = data.find(b"\n")
-                if end < 0:
-                    self.dropped[side] += len(data)
-                    if self.dropped[side] > SKIP_LIMIT * self.limit:
-                        raise line_too_long(path, self.lines + 1, SKIP_LIMIT * self.limit)
-                    continue
-                data, self.dropping[side], self.dropped[side] = data[end:], False, 0
-            if not data:
-                self.ended[side] = True
-                if self.tails[side]:  # the last line, without its newline
-                    self.tails[side] += b"\n"
-            self.tails[side] += data
-            self._bound(side, path)
-        cut = self.tails[side].rfind(b"\n") + 1
-        lines, self.tails[side] = self.tails[side][:cut].split(b"\n")[:-1], self.tails[side][cut:]
-        return lines
-
-    def _bound(self, side: int, path: str) -> None:
-        """The line being read of one side (line ``lines + 1``: every line before it is taken) is at most
-        ``limit`` bytes: a longer one (``/dev/zero``) is an InputError naming the file, or with
-        ``skip_long`` its first ``limit + 1`` bytes are kept (the reader skips the pair as too long)
-        and the rest is dropped up to its newline (an InputError after ``SKIP_LIMIT`` times the limit)."""
-        tail = self.tails[side]
-        end = tail.find(b"\n")
-        if (end if end >= 0 else len(tail)) <= self.limit:
-            return
-        if not self.files.skip_long:
-            raise line_too_long(path, self.lines + 1, self.limit)
-        self.tails[side] = tail[: self.limit + 1] + (tail[end:] if end >= 0 else b"")
-        self.dropping[side] = end < 0
-
-    def readinto(self, buffer) -> int:
-        while not self.pending:
-            src, tgt = self._lines_of(0), self._lines_of(1)
-            if not src and not tgt:
-                return 0
-            n = min(len(src), len(tgt))
-            if len(src) != len(tgt) and all(self.ended) or (not src and self.ended[0]) or (not tgt and self.ended[1]):
-                shorter = self.files.src if len(src) < len(tgt) else self.files.tgt
-                longer = self.files.tgt if shorter == self.files.src else self.files.src
-                raise InputError(f"{shorter} has {self.lines + n:,} lines and {longer} more: the two files of a "
-                                 "corpus must have one line per pair each")
-            for side, rest in ((0, src[n:]), (1, tgt[n:])):  # give back what the other side has not reached
-                self.tails[side] = b"".join(line + b"\n" for line in rest) + self.tails[side]
-            src, tgt = [line.removesuffix(b"\r") for line in src[:n]], [line.removesuffix(b"\r") for line in tgt[:n]]
-            for name, lines in ((self.files.src, src), (self.files.tgt, tgt)):
-                if any(b"\t" in line for line in lines):
-                    line = self.lines + 1 + next(i for i, text in enumerate(lines) if b"\t" in text)
-                    raise InputError(f"{name}:{line}: a tab inside a sentence; each file of two aligned files holds "
-                                     "one sentence a line (a tab there is refused, not guessed at)")
-                if not self.files.skip_long and max(map(len, lines), default=0) > self.limit:  # skip: the reader skips
-                    raise line_too_long(name, self.lines + 1 + next(i for i, text in enumerate(lines)
-                                                                    if len(text) > self.limit), self.limit)
-            self.lines += n
-            self.pending = b"".join(a + b"\t" + b + b"\n" for a, b in zip(src, tgt))
-        n = min(len(buffer), len(self.pending))
-        buffer[:n], self.pending = self.pending[:n], self.pending[n:]
-        return n
-
-    def close(self) -> None:
-        if not self.closed:
-            for stream in self.streams:
-                stream.close()
-        super().close()
-
-
-class _ZstdReader(io.RawIOBase):
-    """A zstd stream (one frame or several, concatenated as ``zstd`` and ``cat`` make them),
-    decompressed; a stream that ends inside a frame is an EOFError, a corrupt one an OSError.
-
-    It decompresses ``read_bytes`` of input at a time: zstd's ratio is at most about 32,768 (a run of one
-    byte), so what waits for the readers' line limit stays under 128 MiB even for ``/dev/zero`` compressed."""
-
-    read_bytes = 1 << 12
-
-    def __init__(self, stream: BinaryIO, zstandard):
-        self.stream, self.zstandard = stream, zstandard
-        self.decompressor, self.in_frame, self.pending = None, False, b""
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        while not self.pending:
-            data = self.stream.read(self.read_bytes)
-            if not data:
-                if self.in_frame:
-                    raise EOFError("zstd stream ended inside a frame (truncated file)")
-                return 0
-            self.pending = self._decompress(data)
-        n = min(len(buffer), len(self.pending))
-        buffer[:n], self.pending = self.pending[:n], self.pending[n:]
-        return n
-
-    def _decompress(self, data: bytes) -> bytes:
-        out = []
-        while data:
-            if self.decompressor is None:
-                self.decompressor, self.in_frame = self.zstandard.ZstdDecompressor().decompressobj(), True
-            try:
-                out.append(self.decompressor.decompress(data))
-            except self.zstandard.ZstdError as exc:
-                raise OSError(f"corrupt zstd data: {exc}") from None
-            data = b""
-            if self.decompressor.eof:  # the frame ended: what follows starts the next one
-                data, self.decompressor, self.in_frame = self.decompressor.unused_data, None, False
-        return b"".join(out)
-
-    def close(self) -> None:
-        if not self.closed:
-            self.stream.close()
-        super().close()
+    return open_aligned(path) if isinstance(path, AlignedFiles) else open_file(path)
 
 
 def decode_utf8(data: bytes, path: str, first_line: int = 1) -> str:
@@ -336,28 +49,9 @@ def decode_utf8(data: bytes, path: str, first_line: int = 1) -> str:
         raise InputError(f"{display_name(path)}:{line}: invalid UTF-8 at byte {column} of the line") from None
 
 
-def _read(stream: BinaryIO, path: str, line: int, size: int = -1, *, whole_lines: bool = False,
-          exact: bool = False) -> bytes:
-    """One read of a (possibly compressed) stream; a corrupt or truncated archive names ``path:line``.
-    ``exact``: read until ``size`` bytes or the end (a pipe may return fewer at a time). ``whole_lines``:
-    one line of at most ``size`` bytes (a longer one is an InputError)."""
-    try:
-        if not whole_lines:
-            data = stream.read(size)
-            while exact and data and len(data) < size and (more := stream.read(size - len(data))):
-                data += more
-            return data
-        raw = stream.readline(size + 1 if size > 0 else -1)
-    except _DECOMPRESSION_ERRORS as exc:
-        raise InputError(f"{display_name(path)}:{line}: truncated or corrupt input ({exc})") from None
-    if size > 0 and len(raw) > size and not (len(raw) == size + 1 and raw.endswith(b"\n")):
-        raise line_too_long(path, line, size)
-    return raw
-
-
 def read_line(stream: BinaryIO, path: str, line: int, limit: int) -> bytes:
     """Line ``line`` of ``stream`` (b"" at the end), at most ``limit`` bytes: a longer one is an InputError."""
-    return _read(stream, path, line, limit, whole_lines=True)
+    return read_chunk(stream, path, line, limit, whole_lines=True)
 
 
 def raw_lines(stream: BinaryIO, path: str, limit: int | None = None) -> Iterator[bytes]:
@@ -366,7 +60,7 @@ def raw_lines(stream: BinaryIO, path: str, limit: int | None = None) -> Iterator
     InputError naming ``path:line`` once the limit is passed, never a hang or a MemoryError."""
     limit = limit or max_line_bytes()
     lineno = 0
-    while raw := _read(stream, path, lineno + 1, limit, whole_lines=True):
+    while raw := read_chunk(stream, path, lineno + 1, limit, whole_lines=True):
         lineno += 1
         yield raw
 
@@ -386,7 +80,7 @@ def read_text(path: str) -> str:
     """A whole text file (``-``, .gz/.bz2/.xz/.zst), decoded; errors name file:line."""
     stream = open_input(path)
     try:
-        return decode_utf8(_read(stream, path, 1), path)
+        return decode_utf8(read_chunk(stream, path, 1), path)
     finally:
         stream.close()
 
@@ -496,7 +190,7 @@ def byte_blocks(stream: BinaryIO, path: str, chunk_bytes: int, observe: Callable
     (an input without newlines is not a text file: skipping would read it for ever).
     """
     tail, dropping, dropped = b"", False, 0
-    while block := _read(stream, path, line, chunk_bytes):
+    while block := read_chunk(stream, path, line, chunk_bytes):
         if observe is not None:
             observe(block)
         if dropping:
@@ -552,8 +246,8 @@ def _rereadable(path: str, directory: str, prefix: str, cut: Callable[[bytes], i
     except OSError as exc:
         raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from None
     try:
-        head = _read(source, path, 1, _MAGIC_BYTES, exact=True)
-        stream = io.BufferedReader(_Prefixed(head, source), 1 << 16)  # closing it leaves source open
+        head = read_chunk(source, path, 1, MAGIC_BYTES, exact=True)
+        stream = io.BufferedReader(Prefixed(head, source), 1 << 16)  # closing it leaves source open
         with open(copy_path, "wb") as copy:
             if name.endswith(COMPRESSED_SUFFIXES) or compression_of(head) is not None:
                 shutil.copyfileobj(stream, copy, 1 << 20)  # the limit applies when the copy is read

@@ -14,7 +14,8 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..errors import InputError
-from .readers import after_last_newline, bad_utf8_location, byte_blocks, display_name, open_input, read_line
+from .limits import display_name
+from .readers import after_last_newline, bad_utf8_location, byte_blocks, open_input, read_line
 
 
 def resolve_columns(specs: Sequence[int | str], header: Sequence[str] | None, path: str) -> list[int]:

@@ -12,8 +12,9 @@ from ..cli.options import KcoocGroupOfCommands, config_options, jobs_option, out
 from ..cli.runtime import LOG, guarded, load_config, require, run_options, write_summary
 from ..engine import make_engine
 from ..errors import InputError
-from ..io.outputs import atomic_output, check_outputs
+from ..io.outputs import check_outputs
 from ..io.readers import read_text, text_lines
+from ..io.writers import atomic_output
 from ..timing import Timer
 from .config import KsConfig
 

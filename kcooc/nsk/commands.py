@@ -21,7 +21,8 @@ from ..cli.options import (
 )
 from ..cli.runtime import LOG, guarded, load_config, progress, run_options, write_summary
 from ..config import from_dict, range_of, to_dict
-from ..io.outputs import atomic_output, check_outputs
+from ..io.outputs import check_outputs
+from ..io.writers import atomic_output
 from ..threads import use_threads
 from ..timing import Timer
 from .config import NskConfig

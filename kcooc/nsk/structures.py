@@ -18,7 +18,8 @@ import numpy as np
 
 from ..artifact import check_arrays
 from ..errors import InputError
-from ..io.readers import display_name, open_input, raw_lines
+from ..io.limits import display_name
+from ..io.readers import open_input, raw_lines
 
 
 class Labels:

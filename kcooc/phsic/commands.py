@@ -19,8 +19,9 @@ from ..cli.options import (
 )
 from ..cli.runtime import LOG, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
-from ..io.outputs import atomic_output, check_outputs
-from ..io.readers import display_name
+from ..io.limits import display_name
+from ..io.outputs import check_outputs
+from ..io.writers import atomic_output
 from ..timing import Timer
 from .config import PhsicConfig
 

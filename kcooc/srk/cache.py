@@ -10,7 +10,8 @@ import os
 
 import numpy as np
 
-from ..io.outputs import atomic_output, remove_dead_temporaries
+from ..io.outputs import remove_dead_temporaries
+from ..io.writers import atomic_output
 
 LOG = logging.getLogger(__name__)
 

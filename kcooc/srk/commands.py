@@ -12,9 +12,10 @@ from ..cli.options import Bounded, KcoocGroupOfCommands, config_options, jobs_op
 from ..cli.runtime import LOG, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
 from ..errors import InputError
-from ..io.outputs import atomic_output, check_outputs
-from ..io.readers import display_name
+from ..io.limits import display_name
+from ..io.outputs import check_outputs
 from ..io.tsv import TsvReader
+from ..io.writers import atomic_output
 from ..threads import use_threads
 from ..timing import Timer
 from .config import SVM_C, SrkConfig
