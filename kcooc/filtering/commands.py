@@ -71,7 +71,7 @@ def filter_parallel(config_path, print_config, input_path, output, scores_path, 
     guard = check_outputs(*([output] if output else []), src_output, tgt_output, scores_path, annotated_path,
                           save_model_path, summary_path, report_path,
                           inputs=[*([src_input, tgt_input] if aligned else [input_path]), model_path, config_path],
-                          directories=[("--work-dir", work_dir, False)])
+                          directories=[("--work-dir", work_dir, False)], lock_required=True)
     require(not (model_path and save_model_path),
             "--model scores with an existing model; --save-model saves a learned one")
     require(engine != "dask" or scheduler, "--engine dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")

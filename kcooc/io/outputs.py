@@ -26,12 +26,15 @@ from .writers import ACTIVE_GUARDS, check_directory_of, check_writable_format
 
 
 def check_outputs(*outputs: str | None, inputs: Iterable[str | None] = (),
-                  directories: Sequence[tuple[str, str | None, bool]] = ()) -> OutputGuard:
+                  directories: Sequence[tuple[str, str | None, bool]] = (), lock_required: bool = False
+                  ) -> OutputGuard:
     """Fail before any work if an output cannot be written or would replace an input; the outputs' guard.
 
-    ``directories``: (option, path, may be new) of the run's work or cache directories, checked too.
+    ``directories``: (option, path, may be new) of the run's work or cache directories, checked too;
+    ``lock_required``: the command promises its lock (cron's commands), so where there is no fcntl it
+    stops instead of running unlocked.
     """
-    return OutputGuard(*outputs, inputs=inputs, directories=directories)
+    return OutputGuard(*outputs, inputs=inputs, directories=directories, lock_required=lock_required)
 
 
 class OutputGuard:
@@ -46,15 +49,18 @@ class OutputGuard:
     ``with guard:`` (or ``guard.locked()``) is the run: it holds the first output's lock (a second
     run on it raises :class:`LockedError`, exit code 75; the kernel drops the lock when a run dies;
     a lock path that is a symlink is refused) and removes what killed runs left beside every
-    output. Each output written with :func:`~kcooc.io.writers.atomic_output` inside the block goes to a
-    temporary file; the guard renames them all into place when the block ends without error (one commit
+    output. Where there is no fcntl (Windows) a run holds no lock and leaves killed runs' files alone,
+    unless ``lock_required``, which makes it stop with one line. Each output written with
+    :func:`~kcooc.io.writers.atomic_output` inside the block goes to a temporary file; the guard
+    renames them all into place when the block ends without error (one commit
     step), and removes them otherwise: a failed run leaves no new file. ``guard.scratch(command)``
     is the run's scratch directory.
     """
 
     def __init__(self, *outputs: str | None, inputs: Iterable[str | None] = (),
-                 directories: Sequence[tuple[str, str | None, bool]] = ()):
+                 directories: Sequence[tuple[str, str | None, bool]] = (), lock_required: bool = False):
         self.first, self.paths = outputs[0], [path for path in outputs if path and path != "-"]
+        self.lock_required = lock_required
         if sum(path == "-" for path in outputs) > 1:
             raise InputError("two outputs on stdout (-): give every output but one a file path")
         inputs = list(inputs)
@@ -89,8 +95,9 @@ class OutputGuard:
         output written in the block when it ends without error."""
         first = self.first
         with contextlib.ExitStack() as stack:
-            if first and first != "-" and (not os.path.exists(first) or os.path.isfile(first)):
-                stack.enter_context(_exclusive_lock(first))  # not stdout, /dev/stdout or a FIFO
+            lockable = first and first != "-" and (not os.path.exists(first) or os.path.isfile(first))
+            if lockable and (self.lock_required or _can_lock()):  # not stdout, /dev/stdout or a FIFO
+                stack.enter_context(_exclusive_lock(first))
                 for path in self.paths:
                     _remove_stale_temporaries(path)
             ACTIVE_GUARDS.append(self)
@@ -134,6 +141,15 @@ class OutputGuard:
         :func:`_run_directory`); call it while holding the lock."""
         return _run_directory(parent or _beside(self.first), self.first or "-", command)
 
+
+
+def _can_lock() -> bool:
+    """Whether this platform has fcntl (POSIX)."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    return fcntl is not None
 
 
 @contextlib.contextmanager

@@ -79,7 +79,7 @@ def train_command(config_path, print_config, input_path, output, x_vectors, y_ve
     }, print_config)
     require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
     guard = check_outputs(output, summary_path, inputs=[input_path, x_vectors, y_vectors, config_path],
-                          directories=[("--work-dir", work_dir, False)])
+                          directories=[("--work-dir", work_dir, False)], lock_required=True)
     with guard, guard.scratch("phsic", work_dir) as scratch:
         train_model(cfg, input_path, output, x_vectors, y_vectors, scratch, quiet, summary_path)
 
@@ -149,7 +149,8 @@ def score_command(model_path, input_path, output, score_only, candidates, encode
     """
     from .model import load_phsic
 
-    guard = check_outputs(output, summary_path, inputs=[model_path, input_path, x_vectors, y_vectors])
+    guard = check_outputs(output, summary_path, inputs=[model_path, input_path, x_vectors, y_vectors],
+                          lock_required=True)
     header, model = load_phsic(model_path)
     cfg = load_config(PhsicConfig, None, {**_flatten(header["config"]), **input_overrides(options)})
     require((x_vectors is None) == (y_vectors is None), "--x-vectors and --y-vectors go together")
