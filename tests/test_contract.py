@@ -744,6 +744,7 @@ def test_valid_invocations_succeed(inputs, tmp_path, name):
     assert result.exit_code == 0, (name, result.stderr)
 
 
+@needs_plot
 def test_plot_of_huge_counts_with_tex_like_labels_succeeds(tmp_path):
     """ca plot: counts near the float limit and labels or a title with $...$ and \\frac{ are a valid plot."""
     table = tmp_path / "t.tsv"

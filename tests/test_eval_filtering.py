@@ -126,6 +126,8 @@ def encoded(char: str, codec: str) -> int:
 
 @pytest.fixture(scope="module")
 def ood_corpus(corpus):
+    pytest.importorskip("anyascii", reason="anyascii is not installed (pip install 'kcooc[translit]'): the "
+                        "romanised kind")
     src, tgt, source, _ = corpus
     pairs = list(zip(src, tgt, source)) + OOD_PAIRS
     src, tgt, source = ([p[i] for p in pairs] for i in range(3))
