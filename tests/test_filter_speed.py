@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from kcooc.filtering.alignment import DIAGONALS, TOKEN_LIMIT, AlignmentModel, _prior_table, _priors, token_sequences
 from kcooc.filtering.features import CorpusCounts
 from kcooc.linalg import _sparse_cross_product, add_cross_product
-from kcooc.phsic.model import CrossMoments
+from kcooc.phsic.moments import CrossMoments
 
 from conftest import DATA
 

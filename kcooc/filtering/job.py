@@ -20,7 +20,8 @@ from ..engine import Engine
 from ..errors import KcoocError
 from ..io.readers import RawLines, line_blocks
 from ..pairs import open_pairs
-from ..phsic.model import PHSIC, CrossMoments
+from ..phsic.model import PHSIC
+from ..phsic.moments import CrossMoments
 from .config import FilterConfig
 from .features import CorpusCounts
 from .learning import LearnedScorer

@@ -29,7 +29,8 @@ import numpy as np
 from ..encoders import build_pair_encoders
 from ..hashing import pair_hashes
 from ..linalg import vstack
-from ..phsic.model import PHSIC, CrossMoments
+from ..phsic.model import PHSIC
+from ..phsic.moments import CrossMoments
 from ..text import TextStats
 from .config import FilterConfig
 from .features import CorpusCounts

@@ -12,7 +12,8 @@ import numpy as np
 from .. import artifact
 from ..config import SEED, from_dict
 from ..errors import InputError
-from ..phsic.model import PHSIC, check_encoder_specs
+from ..phsic.model import PHSIC
+from ..phsic.persistence import check_encoder_specs
 from .alignment import AlignmentModel
 from .classifier import PairClassifier
 from .config import FilterConfig, LearnConfig

@@ -220,7 +220,8 @@ def merge_command(models, output, quiet, summary_path):
     Example:
       kcooc phsic merge shard-*.npz -o model.npz
     """
-    from .model import PHSIC, CrossMoments, load_phsic
+    from .model import PHSIC, load_phsic
+    from .moments import CrossMoments
 
     guard = check_outputs(output, summary_path, inputs=models)
     with guard:

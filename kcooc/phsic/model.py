@@ -11,137 +11,22 @@ C_XY = 1/n sum_i phi(x_i) psi(y_i)^T - mean phi mean psi^T          (Yokoi 2018,
   feature map a(x) (Yokoi 2018, Appendix B, Eq. 28-29, 34):
   PHSIC_ICD(x, y) = (a - mean a)^T C_ICD (b - mean b) (Yokoi 2018, Eq. 32-33).
 
-Both cases reduce training to the mergeable sufficient statistics (n, sum phi, sum psi,
-sum phi psi^T) of :class:`CrossMoments`, so shards can be trained apart and merged, and
-scoring a block is two matrix products. HSIC itself (Yokoi 2018, Eq. 30-31) is ||C||_F^2.
-
-Why this module is long (over 350 lines): :class:`PHSIC` is one cohesive estimator (fit, the streaming
-fit and merge of shards, score, save and load) whose public reference, about 250 of its lines, is its
-numpydoc docstrings with doctested examples; the parts that stand alone (:class:`CrossMoments`,
-:class:`FeatureMap`, the kernels in kernels.py, the products in linalg.py) are already apart, and
-splitting the class would scatter one documented API over several files.
+Both cases reduce training to the mergeable sufficient statistics (n, sum phi, sum psi, sum phi psi^T)
+of :class:`~kcooc.phsic.moments.CrossMoments`, so shards can be trained apart and merged, and scoring a
+block is two matrix products. HSIC itself (Yokoi 2018, Eq. 30-31) is ||C||_F^2. The module is long (over
+350 lines) because :class:`PHSIC` is one estimator documented by doctested numpydoc; a saved model's
+checks are :mod:`kcooc.phsic.persistence`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-import scipy.sparse as sp
 
 from .. import artifact
-from ..artifact import check_arrays
 from ..errors import InputError, check_fitted
-from ..kernels import BANDWIDTH_KERNELS, KERNELS, IncompleteCholeskyMap, Kernel, make_kernel, median_distance
-from ..linalg import add_cross_product, dense, normalize_rows, rowwise_bilinear, with_ones_column
-
-KIND = "phsic"
-
-
-@dataclass
-class CrossMoments:
-    """Sufficient statistics of PHSIC: n, sum phi, sum psi and sum phi psi^T (float64)."""
-
-    n: int
-    sum_x: np.ndarray
-    sum_y: np.ndarray
-    sum_xy: np.ndarray
-
-    @classmethod
-    def zeros(cls, dim_x: int, dim_y: int) -> "CrossMoments":
-        return cls(0, np.zeros(dim_x), np.zeros(dim_y), np.zeros((dim_x, dim_y)))
-
-    def update(self, Phi, Psi) -> None:
-        """Add a block of feature-mapped pairs (rows of Phi and Psi; dense or sparse).
-
-        Products run in float64: C = E[phi psi^T] - E[phi] E[psi]^T cancels most of its digits
-        (Yokoi 2018, Eq. 21), and single precision would make sharded and serial results differ visibly.
-        Dense blocks get a ones column, so one GEMM gives sum phi psi^T, sum phi and sum psi.
-        """
-        self.n += Phi.shape[0]
-        if sp.issparse(Phi) or sp.issparse(Psi):
-            Phi, Psi = Phi.astype(np.float64, copy=False), Psi.astype(np.float64, copy=False)
-            self.sum_x += np.asarray(Phi.sum(axis=0)).ravel()
-            self.sum_y += np.asarray(Psi.sum(axis=0)).ravel()
-            add_cross_product(self.sum_xy, Phi, Psi)
-            return
-        product = with_ones_column(Phi).T @ with_ones_column(Psi)
-        self.sum_xy += product[:-1, :-1]
-        self.sum_x += product[:-1, -1]
-        self.sum_y += product[-1, :-1]
-
-    def merge(self, other: "CrossMoments") -> "CrossMoments":
-        return CrossMoments(self.n + other.n, self.sum_x + other.sum_x, self.sum_y + other.sum_y,
-                            self.sum_xy + other.sum_xy)
-
-    def add(self, other: "CrossMoments") -> "CrossMoments":
-        """``merge`` in place (the same sums, no new matrices): for a running total the caller owns."""
-        self.n += other.n
-        for mine, theirs in ((self.sum_x, other.sum_x), (self.sum_y, other.sum_y), (self.sum_xy, other.sum_xy)):
-            mine += theirs
-        return self
-
-    def means(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.sum_x / self.n, self.sum_y / self.n
-
-    def covariance(self) -> np.ndarray:
-        """The empirical cross-covariance C_XY of Yokoi 2018, Eq. 21 (C_ICD of Yokoi 2018, Eq. 32 on ICD features)."""
-        mean_x, mean_y = self.means()
-        return self.sum_xy / self.n - np.outer(mean_x, mean_y)
-
-
-class FeatureMap:
-    """phi for one side: explicit (linear, cos) or the incomplete Cholesky map (other kernels).
-
-    With ``normalize`` the sentence vectors are scaled to unit length before the kernel (an RBF
-    kernel then depends on their cosine only, not on sentence length).
-    """
-
-    def __init__(self, kernel: Kernel, icd: IncompleteCholeskyMap | None = None, normalize: bool = False):
-        self.kernel, self.icd, self.normalize = kernel, icd, normalize
-
-    @classmethod
-    def fit(cls, kernel: str, sample, *, sigma: float | str = "median", rank: int = 100, tol: float = 1e-6,
-            degree: int = 2, gamma: float = 1.0, coef0: float = 1.0, normalize: bool = False,
-            seed: int = 0) -> "FeatureMap":
-        """Build the map; data-space kernels need a sample to choose sigma and the pivots."""
-        if KERNELS[kernel].feature_space:
-            return cls(make_kernel(kernel), normalize=normalize)
-        if normalize:
-            sample = normalize_rows(sample)
-        params: dict = {}
-        if kernel in BANDWIDTH_KERNELS:
-            params["sigma"] = (median_distance(sample, BANDWIDTH_KERNELS[kernel], seed=seed)
-                               if sigma == "median" else float(sigma))
-        elif kernel == "poly":
-            params.update(degree=degree, gamma=gamma, coef0=coef0)
-        k = make_kernel(kernel, **params)
-        icd, _ = IncompleteCholeskyMap.fit(sample, k, rank, tol)
-        return cls(k, icd, normalize)
-
-    def dim(self, input_dim: int) -> int:
-        return self.icd.dim if self.icd is not None else input_dim
-
-    def __call__(self, X):
-        if self.normalize:
-            X = normalize_rows(X)
-        return self.icd(X) if self.icd is not None else self.kernel.feature_map(X)
-
-    def state(self, prefix: str) -> tuple[dict, dict[str, np.ndarray]]:
-        arrays = {}
-        if self.icd is not None:
-            arrays = {f"{prefix}pivots": self.icd.pivot_points, f"{prefix}lower": self.icd.lower}
-        return {**self.kernel.params(), "normalize": self.normalize}, arrays
-
-    @classmethod
-    def from_state(cls, params: dict, arrays: dict[str, np.ndarray], prefix: str) -> "FeatureMap":
-        params = dict(params)
-        normalize = params.pop("normalize", False)
-        kernel = make_kernel(**params)
-        if kernel.feature_space:
-            return cls(kernel, normalize=normalize)
-        icd = IncompleteCholeskyMap(kernel, arrays[f"{prefix}pivots"], arrays[f"{prefix}lower"])
-        return cls(kernel, icd, normalize)
+from ..linalg import dense, rowwise_bilinear
+from .moments import CrossMoments, FeatureMap
+from .persistence import KIND, check_artifact, check_header
 
 
 class PHSIC:
@@ -464,10 +349,8 @@ class PHSIC:
 
     @classmethod
     def from_artifact(cls, header: dict, arrays: dict[str, np.ndarray]) -> "PHSIC":
-        """The model of a ``phsic`` artifact, after checking it against the kind's schema.
-
-        Arrays: sum_x (dx), sum_y (dy), sum_xy (dx, dy); data-space kernels also x_pivots (dx, input
-        dim), x_lower (dx, dx, lower triangular, non-zero diagonal) and the same for y.
+        """The model of a ``phsic`` artifact, after checking it against the kind's schema
+        (:func:`kcooc.phsic.persistence.check_artifact`).
 
         Parameters
         ----------
@@ -486,23 +369,8 @@ class PHSIC:
         InputError
             A missing, misshapen or non-finite array, or a header that does not describe a model.
         """
-        params = header["model"]
-        if not isinstance(params, dict) or not isinstance(header.get("config"), dict):
-            raise InputError("header lacks the model parameters or the config")
-        if not isinstance(params["n"], int) or params["n"] < 1:
-            raise InputError(f"n (the number of training pairs) must be a positive integer, got {params['n']!r}")
-        if params["kernel"] not in KERNELS:
-            raise InputError(f"unknown kernel {params['kernel']!r}")
-        check_params(params)
-        icd = not KERNELS[params["kernel"]].feature_space
-        pivots = ("x_pivots", "x_lower", "y_pivots", "y_lower")
-        check_arrays(arrays, {"sum_x": ("f", ("dx",)), "sum_y": ("f", ("dy",)), "sum_xy": ("f", ("dx", "dy")),
-                              "x_pivots": ("f", ("dx", "x_input")), "x_lower": ("f", ("dx", "dx")),
-                              "y_pivots": ("f", ("dy", "y_input")), "y_lower": ("f", ("dy", "dy"))},
-                     optional=() if icd else pivots)
-        if icd and not all((np.diag(arrays[name]) != 0).all() for name in ("x_lower", "y_lower")):
-            raise InputError("an incomplete Cholesky factor has a zero on its diagonal")
-        return cls.from_state(params, arrays)
+        check_artifact(header, arrays)
+        return cls.from_state(header["model"], arrays)
 
     @classmethod
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PHSIC":
@@ -523,44 +391,10 @@ class PHSIC:
         return model.fit_moments(CrossMoments(params["n"], arrays["sum_x"], arrays["sum_y"], arrays["sum_xy"]))
 
 
-def check_params(params: dict) -> None:
-    """The header's model parameters, checked as a config's kernel section is checked: the kernel
-    parameters (map_params) and each side's resolved kernel (x_kernel, y_kernel), and the seed."""
-    from ..config import SEED, from_dict
-    from .config import KernelConfig
-
-    if not isinstance(params["seed"], int) or params["seed"] not in SEED:
-        raise InputError(f"seed must be an integer {SEED}, got {params['seed']!r}")
-    for key, kernel in (("map_params", {"name": params["kernel"], **params["map_params"]}),
-                        ("x_kernel", params["x_kernel"]), ("y_kernel", params["y_kernel"])):
-        from_dict(KernelConfig, kernel, prefix=f"{key}.")
-
-
-def check_encoder_specs(specs: list | dict) -> None:
-    """A header's encoders: the x and y encoder specs (each checked as a config's encoder section),
-    or, for a model of precomputed vectors, the two vector files' paths."""
-    from ..config import EncoderConfig, from_dict
-
-    if isinstance(specs, dict):
-        if set(specs) != {"x_vectors", "y_vectors"} or not all(isinstance(v, str) for v in specs.values()):
-            raise InputError("encoders must name the x_vectors and y_vectors files")
-        return
-    if not isinstance(specs, list) or len(specs) != 2:
-        raise InputError("encoders must be the specs of the x and y encoders")
-    for side, spec in zip("xy", specs):
-        from_dict(EncoderConfig, spec, prefix=f"encoders.{side}.")
-
-
 def load_phsic(path: str) -> tuple[dict, PHSIC]:
-    """The header and the model of a ``phsic`` artifact, checked against its schema (:meth:`PHSIC.from_artifact`)
-    and its config as a config file is checked."""
-    from ..config import from_dict
-    from .config import PhsicConfig
-
+    """The header and the model of a ``phsic`` artifact, its schema and config checked (:meth:`PHSIC.from_artifact`)."""
     def read(header: dict, arrays: dict) -> PHSIC:
-        check_encoder_specs(header.get("encoders"))
-        if isinstance(header.get("config"), dict):
-            from_dict(PhsicConfig, header["config"], prefix="config.")
+        check_header(header)
         return PHSIC.from_artifact(header, arrays)
 
     return artifact.load(path, KIND, read)
