@@ -120,6 +120,15 @@ def one_line(stderr: str | bytes) -> str:
     return text
 
 
+def fails_leaving_nothing(env: Env, tmp_path, code: int) -> str:
+    """Run ``env``'s command, check it exits with ``code`` and leaves ``tmp_path`` as it was; its one-line message."""
+    before = snapshot(tmp_path)
+    result = invoke(env.cmd.argv(env))
+    assert result.exit_code == code, result.stderr
+    assert snapshot(tmp_path) == before
+    return one_line(result.stderr)
+
+
 def blocked_run(name: str, env: Env) -> tuple[subprocess.Popen, set[int]]:
     """Start the command with its --summary on a FIFO nobody reads: it does all its work, writes its
     outputs to their temporaries and waits to write the summary. Return once it waits so, holding its
@@ -257,11 +266,7 @@ def test_a_failing_last_output_leaves_no_new_file(name, inputs, tmp_path):
     already stay temporaries, removed: the previous output is intact, nothing new appears."""
     env = env_for(name, tmp_path, inputs)
     env.options["--summary"] = "/dev/full"
-    before = snapshot(tmp_path)
-    result = invoke(env.cmd.argv(env))
-    assert result.exit_code == 1, result.stderr
-    assert "No space left on device" in one_line(result.stderr)
-    assert snapshot(tmp_path) == before
+    assert "No space left on device" in fails_leaving_nothing(env, tmp_path, 1)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -269,11 +274,7 @@ def test_two_outputs_on_stdout_are_refused(name, inputs, tmp_path):
     env = env_for(name, tmp_path, inputs)
     env.options[env.cmd.output] = "-"
     env.options["--summary"] = "-"
-    before = snapshot(tmp_path)
-    result = invoke(env.cmd.argv(env))
-    assert result.exit_code == 2, result.stderr
-    assert "two outputs on stdout" in one_line(result.stderr)
-    assert snapshot(tmp_path) == before
+    assert "two outputs on stdout" in fails_leaving_nothing(env, tmp_path, 2)
 
 
 # -- class 4: inputs that never end ----------------------------------------------------------------------
@@ -290,12 +291,8 @@ def test_endless_line_is_refused(name, inputs, tmp_path):
         set_read(env, command, "/dev/zero")
     if "on_error: skip" in name:
         env.options["-c"] = FILTER_CONFIG  # the shipped config skips malformed lines
-    before = snapshot(tmp_path)
-    result = invoke(env.cmd.argv(env))
-    assert result.exit_code == 2, result.stderr
-    message = one_line(result.stderr)
+    message = fails_leaving_nothing(env, tmp_path, 2)
     assert "/dev/zero" in message and ("/dev/zero:1" in message or command in ("phsic merge",)), message
-    assert snapshot(tmp_path) == before
 
 
 @pytest.mark.parametrize("name,option,content", [
@@ -311,11 +308,7 @@ def test_line_limit_is_configurable(name, option, content, inputs, tmp_path, mon
     path.write_text(content.replace(" ", "") if name == "ca embed" else content)
     env.options[option] = str(path)
     monkeypatch.setenv("KCOOC_MAX_LINE_BYTES", "8")
-    before = snapshot(tmp_path)
-    result = invoke(env.cmd.argv(env))
-    assert result.exit_code == 2, result.stderr
-    assert "long.txt:1: line longer than 8 bytes" in one_line(result.stderr)
-    assert snapshot(tmp_path) == before
+    assert "long.txt:1: line longer than 8 bytes" in fails_leaving_nothing(env, tmp_path, 2)
 
 
 @pytest.mark.parametrize("name", ["filter-parallel", "ca embed"])
@@ -405,11 +398,7 @@ def test_output_onto_what_the_run_reads_is_refused(case, name, expect, inputs, t
     else:
         env.options["--cache-dir"] = output_path(env)
         os.unlink(output_path(env))
-    before = snapshot(tmp_path)
-    result = invoke(env.cmd.argv(env))
-    assert result.exit_code == 2, result.stderr
-    assert expect in one_line(result.stderr)
-    assert snapshot(tmp_path) == before
+    assert expect in fails_leaving_nothing(env, tmp_path, 2)
 
 
 class Pwned:
@@ -507,11 +496,7 @@ def test_report_on_a_full_disk_leaves_no_new_file(inputs, tmp_path):
     """--report /dev/full: exit 1, and -o, --src-output, --tgt-output, --scores stay temporaries, removed."""
     env = aligned_env(tmp_path, inputs, report=False)
     env.options["--report"] = "/dev/full"
-    before = snapshot(tmp_path)
-    result = invoke(env.cmd.argv(env))
-    assert result.exit_code == 1, result.stderr
-    assert "No space left on device" in one_line(result.stderr)
-    assert snapshot(tmp_path) == before
+    assert "No space left on device" in fails_leaving_nothing(env, tmp_path, 1)
 
 
 @pytest.mark.parametrize("options", [{"--src-output": "-", "--tgt-output": "-"}, {"--report": "-"}],
@@ -521,11 +506,7 @@ def test_two_aligned_outputs_on_stdout_are_refused(options, inputs, tmp_path):
     env.options.update(options)
     if "--report" in options:
         env.options["-o"] = "-"
-    before = snapshot(tmp_path)
-    result = invoke(env.cmd.argv(env))
-    assert result.exit_code == 2, result.stderr
-    assert "two outputs on stdout" in one_line(result.stderr)
-    assert snapshot(tmp_path) == before
+    assert "two outputs on stdout" in fails_leaving_nothing(env, tmp_path, 2)
 
 
 @pytest.mark.parametrize("side", ["--src-input", "--tgt-input"])
@@ -537,11 +518,7 @@ def test_endless_line_in_an_aligned_file_is_refused(side, on_error, inputs, tmp_
     env.options[side] = "/dev/zero"
     if on_error == "skip":
         env.options["-c"] = FILTER_CONFIG
-    before = snapshot(tmp_path)
-    result = invoke(env.cmd.argv(env))
-    assert result.exit_code == 2, result.stderr
-    assert "/dev/zero:1: line longer than" in one_line(result.stderr)
-    assert snapshot(tmp_path) == before
+    assert "/dev/zero:1: line longer than" in fails_leaving_nothing(env, tmp_path, 2)
 
 
 def test_long_line_in_an_aligned_file_names_its_file_and_line(inputs, tmp_path):
@@ -555,11 +532,7 @@ def test_long_line_in_an_aligned_file_names_its_file_and_line(inputs, tmp_path):
     config.write_text(open(env.options["-c"], encoding="utf-8").read().replace(
         "on_error: fail}", "on_error: fail, max_line_bytes: 10000}"))
     env.options["-c"] = str(config)
-    before = snapshot(tmp_path)
-    result = invoke(env.cmd.argv(env))
-    assert result.exit_code == 2, result.stderr
-    assert "enja.ja:3: line longer than 10,000 bytes" in one_line(result.stderr)
-    assert snapshot(tmp_path) == before
+    assert "enja.ja:3: line longer than 10,000 bytes" in fails_leaving_nothing(env, tmp_path, 2)
 
 
 def _zstd_or_gzip(kind: str, data: bytes) -> bytes:
@@ -579,11 +552,7 @@ def test_endless_line_in_a_compressed_input_is_refused(kind, inputs, tmp_path):
     for name in (f"zeros.tsv.{'zst' if kind == 'zstd' else 'gz'}", "zeros.tsv"):
         (env.inp / name).write_bytes(bomb)
         env.options["-i"] = str(env.inp / name)
-        before = snapshot(tmp_path)
-        result = invoke(env.cmd.argv(env))
-        assert result.exit_code == 2, result.stderr
-        assert f"{name}:1: line longer than" in one_line(result.stderr)
-        assert snapshot(tmp_path) == before
+        assert f"{name}:1: line longer than" in fails_leaving_nothing(env, tmp_path, 2)
 
 
 def _through_fifo(env: Env, contents: dict[str, bytes]) -> subprocess.Popen:
@@ -651,11 +620,7 @@ def test_fifo_read_once_is_sniffed_without_seeking(name, inputs, tmp_path):
 def test_garbage_scheduler_address_is_one_line(inputs, tmp_path):
     env = env_for("filter-parallel", tmp_path, inputs)
     env.extra += ["--engine", "dask", "--scheduler", "garbage"]
-    before = snapshot(tmp_path)
-    result = invoke(env.cmd.argv(env))
-    assert result.exit_code == 2, result.stderr
-    assert "--scheduler: 'garbage' is not a Dask scheduler address" in one_line(result.stderr)
-    assert snapshot(tmp_path) == before
+    assert "--scheduler: 'garbage' is not a Dask scheduler address" in fails_leaving_nothing(env, tmp_path, 2)
 
 
 def test_unreachable_scheduler_fails_in_bounded_time(inputs, tmp_path):
