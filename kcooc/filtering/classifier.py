@@ -23,8 +23,8 @@ read them):
   inputs and, with ``source_language_prior``, a gentler gate.
 
 The strongest reason a pair scored low is a gated language, or the input whose value, set to the average
-clean pair's, raises the log-score most (in the model of the detector that fired most, plus the input's
-typicality term).
+clean pair's, raises most the log-odds of the detector that fired most plus the input's log typicality
+factor.
 """
 
 from __future__ import annotations
@@ -241,8 +241,8 @@ class PairClassifier:
         """Index (into ``expanded_names``) of what lowers each row's score most.
 
         A language whose gate factor is below 1/2; else, in the detector with the lowest log-odds, the
-        input whose value, replaced by the average clean pair's, raises the log-score most (its model
-        term and its typicality term).
+        input whose value, replaced by the average clean pair's, raises most that detector's log-odds
+        plus the input's log typicality factor.
 
         Parameters
         ----------
