@@ -235,7 +235,9 @@ class PairClassifier:
         array of shape (n,)
             The clean class's softmax probability times the typicality factor and the gates (float64).
         """
-        return self.predict_with_reasons(F)[0]
+        X = self.inputs(F)
+        return np.exp(self._log_probability(self.margins(F, X), self.typicality_.log_factors(X),
+                                            self.gate.factors(F)))
 
     def weakest(self, F: np.ndarray) -> np.ndarray:
         """Index (into ``expanded_names``) of what lowers each row's score most.
