@@ -11,6 +11,7 @@ Each method's page (``filtering/report.py``, ``ca/report.py``) chooses what to s
 from __future__ import annotations
 
 import html
+import math
 
 import numpy as np
 
@@ -160,4 +161,111 @@ def histogram_svg(edges: np.ndarray, series: list[tuple[str, np.ndarray, str]], 
                      f'stroke="#000" stroke-width="2" stroke-dasharray="5,3"/><text x="{x + 4:.1f}" '
                      f'y="{top_margin + 12}">cut {number(cut)}</text>')
     parts.append("</svg>")
+    return "".join(parts)
+
+
+def ticks(low: float, high: float, log: bool = False, integer: bool = False) -> list[float]:
+    """Tick values for an axis from ``low`` to ``high``: on a log axis every power of ten around them (every
+    other one, or more, past seven); else the multiples between them of a round step (1, 2 or 5 times a
+    power of ten, at least 1 if ``integer``) that gives four to ten ticks."""
+    if log:
+        first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+        last = max(last, first + 1)
+        step = max(1, math.ceil((last - first) / 6))
+        return [10.0 ** (first + k * step) for k in range(math.ceil((last - first) / step) + 1)]
+    if not high > low:
+        return [low]
+    raw = (high - low) / 5
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    step = max(step, 1.0) if integer else step
+    first = math.ceil(low / step - 1e-9)
+    return [k * step for k in range(first, math.floor(high / step + 1e-9) + 1)]
+
+
+def line_chart(series: list[tuple[str, np.ndarray, np.ndarray, str]], *, log_y: bool = False,
+               x_label: str = "", y_label: str = "", level: tuple[float, str] | None = None,
+               width: int = 760, height: int = 240) -> str:
+    """Curves through points (``series``: name, x values, y values, color): inline SVG, each point with its
+    value as a tooltip; ``log_y`` draws y on a log scale (values <= 0 or not finite are left out);
+    ``level`` (y, label): a dashed horizontal line, e.g. a tolerance.
+
+    Parameters
+    ----------
+    series : list of (str, ndarray, ndarray, str)
+        Name, x values, y values (of the same length) and color of each curve.
+    log_y : bool, default False
+        A log-scaled y axis with a tick at every power of ten.
+    x_label, y_label : str
+        Axis titles (plain text).
+    level : (float, str), optional
+        A horizontal line at this y with its label.
+    width, height : int
+        The chart's size in pixels.
+
+    Returns
+    -------
+    str
+        ``<svg class="chart">...</svg>``.
+    """
+    left, right, bottom, top_margin = 64, 16, 40, 12
+    plot_w, plot_h = width - left - right, height - bottom - top_margin
+    points = []
+    for name, xs, ys, color in series:
+        xs, ys = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+        keep = np.isfinite(xs) & np.isfinite(ys) & ((ys > 0) if log_y else True)
+        points.append((name, xs[keep], ys[keep], color))
+    xs_all = np.concatenate([p[1] for p in points] + [np.zeros(0)])
+    ys_all = np.concatenate([p[2] for p in points] + ([np.array([level[0]])] if level and
+                                                      (level[0] > 0 or not log_y) else []) + [np.zeros(0)])
+    x_low, x_high = (float(xs_all.min()), float(xs_all.max())) if xs_all.size else (0.0, 1.0)
+    if not x_high > x_low:
+        x_low, x_high = x_low - 0.5, x_high + 0.5
+    if log_y:
+        y_low, y_high = (float(ys_all.min()), float(ys_all.max())) if ys_all.size else (0.1, 1.0)
+        y_ticks = ticks(y_low, y_high, log=True)
+        y_low, y_high = y_ticks[0], y_ticks[-1]
+    else:
+        y_low, y_high = (min(float(ys_all.min()), 0.0), float(ys_all.max())) if ys_all.size else (0.0, 1.0)
+        y_high = y_high if y_high > y_low else y_low + 1.0
+        y_ticks = ticks(y_low, y_high)
+        if len(y_ticks) > 1 and y_ticks[-1] < y_high:  # the axis ends at the tick above the largest value
+            y_ticks.append(y_ticks[-1] + y_ticks[1] - y_ticks[0])
+            y_high = y_ticks[-1]
+    integer = bool(xs_all.size) and bool(np.all(xs_all == np.round(xs_all)))
+
+    def at_x(x):
+        return left + plot_w * (x - x_low) / (x_high - x_low)
+
+    def at_y(y):
+        if log_y:
+            y = (math.log10(y) - math.log10(y_low)) / (math.log10(y_high) - math.log10(y_low))
+        else:
+            y = (y - y_low) / (y_high - y_low)
+        return top_margin + plot_h * (1 - y)
+
+    parts = [f'<svg class="chart" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">',
+             f'<line x1="{left}" y1="{top_margin + plot_h}" x2="{left + plot_w}" y2="{top_margin + plot_h}" '
+             f'stroke="#555"/><line x1="{left}" y1="{top_margin}" x2="{left}" y2="{top_margin + plot_h}" '
+             'stroke="#555"/>']
+    for tick in y_ticks:
+        y = at_y(tick)
+        parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#eee"/>'
+                     f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">{number(tick, 3)}</text>')
+    for x in ticks(x_low, x_high, integer=integer):
+        label = number(round(x)) if integer else number(x, 3)
+        parts.append(f'<text x="{at_x(x):.1f}" y="{top_margin + plot_h + 16}" text-anchor="middle">{label}</text>')
+    if level is not None and (level[0] > 0 or not log_y):
+        y = at_y(level[0])
+        parts.append(f'<line class="level" x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#000" '
+                     f'stroke-dasharray="5,3"/><text x="{left + plot_w - 4}" y="{y - 4:.1f}" text-anchor="end">'
+                     f'{text(level[1])}</text>')
+    for name, xs, ys, color in points:
+        coordinates = " ".join(f"{at_x(x):.1f},{at_y(y):.1f}" for x, y in zip(xs.tolist(), ys.tolist()))
+        parts.append(f'<polyline points="{coordinates}" fill="none" stroke="{color}" stroke-width="1.5"/>')
+        parts += [f'<circle cx="{at_x(x):.1f}" cy="{at_y(y):.1f}" r="2.5" fill="{color}"><title>{text(name)}: '
+                  f'{number(x)}, {number(y)}</title></circle>' for x, y in zip(xs.tolist(), ys.tolist())]
+    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 6}" text-anchor="middle">{text(x_label)}</text>'
+                 f'<text x="14" y="{top_margin + plot_h / 2:.1f}" text-anchor="middle" '
+                 f'transform="rotate(-90 14 {top_margin + plot_h / 2:.1f})">{text(y_label)}</text></svg>')
     return "".join(parts)
