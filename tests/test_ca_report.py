@@ -6,6 +6,7 @@ shared blocks (kcooc/io/html.py) are tested here too: the line chart is this pag
 import json
 import os
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from test_ca import dense_ca, real_counts
 from kcooc import artifact
 from kcooc.ca.config import CaConfig
 from kcooc.ca.model import PPMISVD, CorrespondenceAnalysis
-from kcooc.ca.report import inertia_shares, report_page
+from kcooc.ca.report import inertia_shares, report_page, supervision_details
 from kcooc.ca.sca import supervision_matrix
 from kcooc.io.html import line_chart, number, ticks
 
@@ -96,6 +97,16 @@ def test_sca_page_shows_its_supervision_and_no_share_of_a_total_it_does_not_know
     assert "<th>share of the total</th>" not in page and "is not computed" in section(page, "spectrum")
     assert "&lt;i&gt;pairs.txt" in page and "<i>" not in page and "<b>bold" not in page
     assert "SCA" in fact(page, "method")
+
+
+def test_spearman_of_equal_scores_is_no_value_and_no_warning():
+    words = [f"w{i}" for i in range(6)]
+    pairs = [(0, 1, 5.0), (2, 3, 5.0), (4, 5, 5.0)]
+    vectors = np.random.default_rng(0).standard_normal((6, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        details = supervision_details(words, vectors, pairs, supervision_matrix(pairs, 6, 1.0), 3, "p.txt", 1.0)
+    assert details["spearman"] is None and details["ratio_min"] == details["ratio_max"] == 2.0
 
 
 def test_ppmi_page_shares_the_squared_norm_of_the_ppmi_matrix():

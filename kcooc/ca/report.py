@@ -55,9 +55,33 @@ def inertia_shares(singular_values: np.ndarray, total: float | None) -> tuple[np
 
 def supervision_details(words: list[str], vectors: np.ndarray, pairs: list[tuple[int, int, float]], S, pairs_read: int,
                         file: str, weight: float) -> dict:
-    """What SCA's section shows: the supervision's counts, its tuning ratios 1 + S_ij (Niitsuma 2022,
-    Eq. 57), Spearman's rho of the vectors' cosines with the scores on the very pairs that tuned them,
-    and the pairs with the highest and the lowest ratios with their cosines."""
+    """What SCA's section shows.
+
+    Parameters
+    ----------
+    words : list of str
+        The vocabulary (row i of ``vectors`` is ``words[i]``'s).
+    vectors : ndarray of shape (words, dims)
+        The fitted word vectors.
+    pairs : list of (int, int, float)
+        The supervision file's pairs with both words in the vocabulary: word ids and score.
+    S : sparse matrix of shape (words, words)
+        The supervision matrix they made (kcooc.ca.sca.supervision_matrix).
+    pairs_read : int
+        How many pairs the file has.
+    file : str
+        The file as the page names it.
+    weight : float
+        The supervision weight.
+
+    Returns
+    -------
+    dict
+        The counts (pairs read, used, distinct, supervised words), the range of the tuning ratios
+        1 + S_ij (Niitsuma 2022, Eq. 57), Spearman's rho of the vectors' cosines with the scores on the
+        very pairs that tuned them, and ``rows``: the pairs with the highest and the lowest ratios (all of
+        them if few) as (word, word, score, ratio, cosine).
+    """
     S = S.tocoo()
     upper = S.row < S.col  # S is symmetric with a zero diagonal: one entry per pair
     i, j, ratio = S.row[upper], S.col[upper], 1.0 + S.data[upper]
@@ -70,21 +94,48 @@ def supervision_details(words: list[str], vectors: np.ndarray, pairs: list[tuple
         score.setdefault((min(a, b), max(a, b)), value)
     rows = [[words[a], words[b], score.get((a, b)), float(r), float(unit[a] @ unit[b])]
             for a, b, r in zip(i[shown].tolist(), j[shown].tolist(), ratio[shown].tolist())]
-    fit = word_similarity(words, vectors, [(words[a], words[b], value) for a, b, value in pairs])
+    spearman = None  # undefined (and a warning on stderr) when every score is the same
+    if len({value for _, _, value in pairs}) > 1:
+        spearman = word_similarity(words, vectors, [(words[a], words[b], value) for a, b, value in pairs])["spearman"]
     return {"file": file, "weight": weight, "pairs_read": pairs_read, "pairs_used": len(pairs),
             "pairs": int(upper.sum()), "words": int(np.unique(np.r_[i, j]).size),
             "ratio_min": float(ratio.min()) if ratio.size else None,
             "ratio_max": float(ratio.max()) if ratio.size else None,
-            "spearman": fit["spearman"], "rows": rows, "all_shown": bool(order.size <= 2 * SHOWN_PAIRS)}
+            "spearman": spearman, "rows": rows, "all_shown": bool(order.size <= 2 * SHOWN_PAIRS)}
 
 
 def run_of(cfg, model, *, input_name: str, output: str, words: list[str], counts: np.ndarray, table_shape,
            nonzeros: int, seconds: dict, history: list[float], sca: tuple | None = None) -> dict:
-    """The numbers the page shows, from the run's config (``cfg``: a CaConfig), fitted ``model``, vocabulary
-    (``words`` and their ``counts``), table (its shape and non-zeros), ``seconds`` per step, the largest
-    relative residual after each SVD step (``history``) and, for SCA, ``sca``: (S, the supervised pairs as
-    word ids, the pairs in the file). Nothing is recomputed but the shares of the total inertia and
-    the supervised pairs' cosines."""
+    """The numbers the page shows; nothing is recomputed but the supervised pairs' cosines.
+
+    Parameters
+    ----------
+    cfg : CaConfig
+        The run's resolved config.
+    model : CorrespondenceAnalysis or PPMISVD
+        The fitted model (its singular values, relative residuals, power iterations, total inertia).
+    input_name, output : str
+        The input as the page names it, and the vectors' file.
+    words : list of str
+        The vocabulary.
+    counts : ndarray of int
+        Each word's corpus count.
+    table_shape : (int, int)
+        The word x context table's shape.
+    nonzeros : int
+        Its non-zeros.
+    seconds : dict of str to float
+        Seconds per step so far.
+    history : list of float
+        The largest relative residual after the sketch and after each power iteration.
+    sca : tuple, optional
+        For SCA: (S, the supervised pairs as word ids with their scores, the number of pairs in the file).
+
+    Returns
+    -------
+    dict
+        What :func:`render` draws (JSON-serialisable).
+    """
     supervision = None if sca is None else supervision_details(
         words, model.vectors_, sca[1], sca[0], sca[2], display_name(cfg.supervision), cfg.supervision_weight)
     return {"input": input_name, "output": output, "version": __version__, "seed": cfg.seed, "config": dump(cfg),
@@ -99,11 +150,26 @@ def run_of(cfg, model, *, input_name: str, output: str, words: list[str], counts
 
 
 def report_page(cfg, model, **run) -> str:
-    """The page of a run (keyword arguments: :func:`run_of`'s)."""
+    """The page of a run.
+
+    Parameters
+    ----------
+    cfg : CaConfig
+        The run's resolved config.
+    model : CorrespondenceAnalysis or PPMISVD
+        The fitted model.
+    **run
+        The other keyword arguments of :func:`run_of`.
+
+    Returns
+    -------
+    str
+        The HTML page.
+    """
     return render(run_of(cfg, model, **run))
 
 
-def method_name(run: dict) -> str:
+def _method_name(run: dict) -> str:
     if run["method"] == "ppmi":
         return "PPMI-SVD (Levy, Goldberg & Dagan 2015): a reference, not CA"
     power = float(run["power"])
@@ -114,12 +180,12 @@ def method_name(run: dict) -> str:
     return f"CA of {name}{known} (Niitsuma 2022, Def. 3)"
 
 
-def run_section(run: dict) -> str:
+def _run_section(run: dict) -> str:
     rows, cols = run["shape"]
     converged = "–" if run["tol"] is None else (
         "yes" if max(run["relative_residuals"], default=0.0) <= run["tol"] else "no")
     facts = [["input", run["input"]], ["vectors written to", run["output"]], ["kcooc version", run["version"]],
-             ["seed", run["seed"]], ["method", method_name(run)],
+             ["seed", run["seed"]], ["method", _method_name(run)],
              ["table", f"{TABLES.get(run['table'], run['table'])}, window {run['window']}"],
              ["vocabulary (words)", number(run["vocabulary"])], ["tokens of the vocabulary", number(run["tokens"])],
              ["table size (words x contexts)", f"{number(rows)} x {number(cols)}"],
@@ -135,7 +201,7 @@ def run_section(run: dict) -> str:
             f'{config_details(run["config"])}</section>')
 
 
-def spectrum_section(run: dict) -> str:
+def _spectrum_section(run: dict) -> str:
     s = np.asarray(run["singular_values"], dtype=np.float64)
     k = np.arange(1, s.size + 1)
     residual = np.asarray(run["relative_residuals"], dtype=np.float64)
@@ -176,7 +242,7 @@ def spectrum_section(run: dict) -> str:
     return "".join(parts)
 
 
-def residual_section(run: dict) -> str:
+def _residual_section(run: dict) -> str:
     s = np.asarray(run["singular_values"], dtype=np.float64)
     residual = np.asarray(run["relative_residuals"], dtype=np.float64)
     history = np.asarray(run["history"], dtype=np.float64)
@@ -197,7 +263,7 @@ def residual_section(run: dict) -> str:
     return "".join(parts) + "</section>"
 
 
-def supervision_section(sup: dict) -> str:
+def _supervision_section(sup: dict) -> str:
     facts = [["supervision file", sup["file"]], ["weight", number(sup["weight"])],
              ["pairs in the file", number(sup["pairs_read"])],
              ["pairs with both words in the vocabulary", number(sup["pairs_used"])],
@@ -218,9 +284,19 @@ def supervision_section(sup: dict) -> str:
 
 
 def render(run: dict) -> str:
-    """The page of :func:`run_of`'s ``run``: the run, the singular values, the residuals, and for SCA the
-    supervision."""
-    sections = [run_section(run), spectrum_section(run), residual_section(run)]
+    """The page: the run, the singular values, the residuals, and for SCA the supervision.
+
+    Parameters
+    ----------
+    run : dict
+        What :func:`run_of` gathered.
+
+    Returns
+    -------
+    str
+        The HTML page (kcooc.io.html.page).
+    """
+    sections = [_run_section(run), _spectrum_section(run), _residual_section(run)]
     if run["supervision"]:
-        sections.append(supervision_section(run["supervision"]))
+        sections.append(_supervision_section(run["supervision"]))
     return page(f"kcooc ca embed: {run['input']}", sections)

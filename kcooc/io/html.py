@@ -52,8 +52,21 @@ def text(value) -> str:
 
 
 def number(value, digits: int = 4) -> str:
-    """A number for the page: integers with thousands separators, floats to ``digits`` significant
-    digits, ``nan``, and an en dash for None (no value)."""
+    """A number for the page.
+
+    Parameters
+    ----------
+    value : int, float or None
+        The number; None means there is none.
+    digits : int, default 4
+        Significant digits of a float.
+
+    Returns
+    -------
+    str
+        An integer with thousands separators, a float to ``digits`` significant digits, ``nan``, or an
+        en dash for None.
+    """
     if value is None:
         return "–"
     if isinstance(value, (int, np.integer)):
@@ -85,12 +98,38 @@ def page(title: str, sections: list[str]) -> str:
 
 
 def config_details(config: str) -> str:
-    """The resolved config (YAML text), folded away under its summary line."""
+    """The resolved config, folded away under its summary line.
+
+    Parameters
+    ----------
+    config : str
+        The config as YAML text (escaped here).
+
+    Returns
+    -------
+    str
+        A ``<details>`` element.
+    """
     return f'<details><summary>Resolved config</summary><pre>{text(config)}</pre></details>'
 
 
 def table(header: list[str], rows: list[list], classes: str = "") -> str:
-    """A table: ``header`` cells and ``rows`` of cells, each escaped unless it is :class:`Raw`."""
+    """A table.
+
+    Parameters
+    ----------
+    header : list of str
+        The header cells.
+    rows : list of list
+        The rows' cells: each is escaped text unless it is :class:`Raw` markup.
+    classes : str, default ""
+        The table's CSS classes (``samples``: narrow, wrapping cells).
+
+    Returns
+    -------
+    str
+        A ``<table>`` element.
+    """
     head = "".join(f"<th>{text(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{cell if isinstance(cell, Raw) else text(cell)}</td>" for cell in row)
                    + "</tr>" for row in rows)
@@ -98,13 +137,41 @@ def table(header: list[str], rows: list[list], classes: str = "") -> str:
 
 
 def legend(items: list[tuple[str, str]]) -> str:
-    """One line of (name, color) swatches."""
+    """One line of color swatches, each with its name.
+
+    Parameters
+    ----------
+    items : list of (str, str)
+        Name (escaped here) and CSS color of each swatch.
+
+    Returns
+    -------
+    str
+        A ``<p class="legend">`` element.
+    """
     return '<p class="legend">' + "".join(f'<span style="background:{color}"></span>{text(name)}'
                                           for name, color in items) + "</p>"
 
 
 def bar_chart(labels: list[str], values: list[int], colors: list[str], width: int = 760) -> str:
-    """Horizontal bars, one a label, with their counts: inline SVG."""
+    """Horizontal bars, one a label, with their counts: inline SVG.
+
+    Parameters
+    ----------
+    labels : list of str
+        One label per bar (escaped here).
+    values : list of int
+        The counts, drawn against the largest.
+    colors : list of str
+        One CSS color per bar.
+    width : int, default 760
+        The chart's width in pixels (its height follows from the number of bars).
+
+    Returns
+    -------
+    str
+        ``<svg class="chart">...</svg>``.
+    """
     row, label_width = 22, 170
     top = max(values) if values and max(values) > 0 else 1
     height = row * len(labels) + 8
@@ -121,8 +188,26 @@ def bar_chart(labels: list[str], values: list[int], colors: list[str], width: in
 
 def histogram_svg(edges: np.ndarray, series: list[tuple[str, np.ndarray, str]], cut: float | None = None,
                   width: int = 760, height: int = 220, share: bool = False) -> str:
-    """Stacked bars over fixed bins (``series``: name, counts, color), x axis ticks, and the cut drawn
-    as a vertical line: inline SVG. ``share``: each series as its share of its own total (compare shapes)."""
+    """Stacked bars over fixed bins, x axis ticks, and the cut drawn as a vertical line: inline SVG.
+
+    Parameters
+    ----------
+    edges : ndarray of shape (bins + 1,)
+        The bins' edges.
+    series : list of (str, ndarray, str)
+        Name, counts per bin and CSS color of each series.
+    cut : float, optional
+        Where to draw the dashed vertical line (if within the bins).
+    width, height : int
+        The chart's size in pixels.
+    share : bool, default False
+        Draw each series side by side as its share of its own total (to compare shapes), not stacked counts.
+
+    Returns
+    -------
+    str
+        ``<svg class="chart">...</svg>``.
+    """
     left, bottom, top_margin = 48, 30, 10
     plot_w, plot_h = width - left - 10, height - bottom - top_margin
     counts = [np.asarray(c, dtype=np.float64) for _, c, _ in series]
@@ -165,9 +250,24 @@ def histogram_svg(edges: np.ndarray, series: list[tuple[str, np.ndarray, str]], 
 
 
 def ticks(low: float, high: float, log: bool = False, integer: bool = False) -> list[float]:
-    """Tick values for an axis from ``low`` to ``high``: on a log axis every power of ten around them (every
-    other one, or more, past seven); else the multiples between them of a round step (1, 2 or 5 times a
-    power of ten, at least 1 if ``integer``) that gives four to ten ticks."""
+    """Tick values for an axis from ``low`` to ``high``.
+
+    Parameters
+    ----------
+    low, high : float
+        The range to cover (both > 0 on a log axis).
+    log : bool, default False
+        A log axis: powers of ten from the one at or below ``low`` to the one at or above ``high`` (every
+        other one, or fewer, past seven).
+    integer : bool, default False
+        A linear axis of whole numbers: the step is at least 1.
+
+    Returns
+    -------
+    list of float
+        On a linear axis, the multiples within [low, high] of a round step (1, 2 or 5 times a power of ten)
+        that gives about five ticks.
+    """
     if log:
         first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
         last = max(last, first + 1)
