@@ -184,7 +184,7 @@ def test_report_is_the_same_on_any_jobs_and_escapes_corpus_text(tmp_path):
 
 
 def test_report_renders_a_lone_surrogate_and_markup_as_text():
-    from kcooc.filtering.report import text
+    from kcooc.io.html import text
 
     assert text("a\ud800b <script>") == "a\\ud800b &lt;script&gt;"
     assert text('"x" & \'y\'') == "&quot;x&quot; &amp; &#x27;y&#x27;"

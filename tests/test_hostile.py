@@ -509,6 +509,57 @@ def test_two_aligned_outputs_on_stdout_are_refused(options, inputs, tmp_path):
     assert "two outputs on stdout" in fails_leaving_nothing(env, tmp_path, 2)
 
 
+# --report on every command that has it (issue 27): the page is an output like any other, so a path it
+# cannot take is refused before any work and a failed or stopped run leaves no page and no other output
+REPORTS = {"filter-parallel": "--scores", "ca embed": "--export-w2v"}  # the command -> another of its outputs
+
+
+def _report_at(env: Env, name: str, where: str) -> str:
+    if where == "the supervision":
+        env.options["--supervision"] = str(env.inp / "bench.txt")
+    return {"the input": env.options["-i"], "the config": env.options["-c"], "the supervision": str(
+        env.inp / "bench.txt"), "the output": output_path(env), "another output": env.options[REPORTS[name]],
+        "a directory": str(env.out), "a missing directory": str(env.out / "missing" / "report.html")}[where]
+
+
+@pytest.mark.parametrize("name,where,expect", [
+    *((name, where, expect) for name in REPORTS for where, expect in (
+        ("the input", "would overwrite the input"), ("the config", "would overwrite the input"),
+        ("the output", "given for two outputs"), ("another output", "given for two outputs"),
+        ("a directory", "is a directory"), ("a missing directory", "does not exist"))),
+    ("ca embed", "the supervision", "would overwrite the input"),
+])
+def test_report_path_it_cannot_take_is_refused_before_any_work(name, where, expect, inputs, tmp_path):
+    env = env_for(name, tmp_path, inputs)
+    env.options["--report"] = _report_at(env, name, where)
+    assert expect in fails_leaving_nothing(env, tmp_path, 2)
+
+
+@pytest.mark.parametrize("name", sorted(REPORTS))
+def test_report_on_a_full_disk_fails_the_run_leaving_nothing(name, inputs, tmp_path):
+    env = env_for(name, tmp_path, inputs)
+    env.options["--report"] = "/dev/full"
+    assert "No space left on device" in fails_leaving_nothing(env, tmp_path, 1)
+
+
+def test_signal_removes_ca_embeds_report(inputs, tmp_path):
+    """ca embed's page is the guard's: written, waiting for the summary, then SIGTERM: no page, no vectors."""
+    env = env_for("ca embed", tmp_path, inputs)
+    env.options["--report"] = str(env.out / "report.html")
+    before = snapshot(tmp_path)
+    process, children = blocked_run("ca embed", env)
+    assert any(n.startswith(f".report.html.kcooc-{process.pid}-") for n in os.listdir(env.out))
+    before[str(env.out / "summary.fifo")] = "special"
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 143, process.stderr.read().decode()
+    assert snapshot(tmp_path) == before
+    assert_gone(children | {process.pid})
+
+
 @pytest.mark.parametrize("side", ["--src-input", "--tgt-input"])
 @pytest.mark.parametrize("on_error", ["fail", "skip"])
 def test_endless_line_in_an_aligned_file_is_refused(side, on_error, inputs, tmp_path):

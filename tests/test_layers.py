@@ -155,7 +155,7 @@ NOT_MATHS = CLI + (
     "kcooc.phsic.stream", "kcooc.filtering.pipeline", "kcooc.filtering.job", "kcooc.filtering.passes",
     "kcooc.filtering.spool", "kcooc.filtering.workspace", "kcooc.filtering.persistence", "kcooc.filtering.report",
     "kcooc.nsk.structures",
-    "kcooc.ca.corpus", "kcooc.ca.plot", "kcooc.srk.cache")
+    "kcooc.ca.corpus", "kcooc.ca.plot", "kcooc.ca.report", "kcooc.srk.cache")
 
 
 def within(module: str, packages: tuple[str, ...]) -> bool:

@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from ..cli.options import KcoocGroupOfCommands, config_options, input_option, output_option, seed_option
+from ..cli.options import (
+    KcoocGroupOfCommands,
+    config_options,
+    input_option,
+    output_option,
+    report_option,
+    seed_option,
+)
 from ..cli.runtime import LOG, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
 from ..errors import InputError
@@ -41,6 +48,9 @@ def ca():
 @input_option("Corpus: a text file (.gz/.bz2/.xz/.zst, or - for stdin); see --lowercase.", required=True)
 @output_option("Vectors file (.npz: vocab, vectors, singular values, config).", required=True)
 @click.option("--export-w2v", default=None, help="Also write the vectors in the word2vec text format.")
+@report_option("Also write one self-contained HTML page of the run (.html: the table's size and non-zeros, time per "
+               "step, the singular values and the share of the total inertia each captures, the SVD's residuals per "
+               "component and per power iteration; SCA: the supervised pairs); no request leaves the file.")
 @click.option("--method", type=click.Choice(["ca", "ppmi"]), default=None,
               help="ca, or ppmi: PPMI-SVD (Levy et al. 2015), a reference that is not CA [config: method].")
 @click.option("--table", type=click.Choice(["flat", "skip", "cut"]), default=None,
@@ -68,8 +78,9 @@ def ca():
 @seed_option()
 @run_options
 @guarded
-def embed_command(config_path, print_config, input_path, output, export_w2v, method, table, window, power, vectors,
-                  dims, weight, min_count, lowercase, supervision, power_iterations, tol, seed, quiet, summary_path):
+def embed_command(config_path, print_config, input_path, output, export_w2v, report_path, method, table, window, power,
+                  vectors, dims, weight, min_count, lowercase, supervision, power_iterations, tol, seed, quiet,
+                  summary_path):
     """Count a word x context table from a token stream and decompose it by CA (or PPMI-SVD).
 
     \b
@@ -85,8 +96,9 @@ def embed_command(config_path, print_config, input_path, output, export_w2v, met
         "method": method, "table": table, "window": window, "power": power, "vectors": vectors, "dims": dims,
         "weight": weight, "min_count": min_count, "lowercase": lowercase, "supervision": supervision,
         "power_iterations": power_iterations, "tol": tol, "seed": seed}, print_config)
-    guard = check_outputs(output, export_w2v, summary_path, inputs=[input_path, cfg.supervision, config_path])
-    timer, seconds = Timer(), {}
+    guard = check_outputs(output, export_w2v, report_path, summary_path,
+                          inputs=[input_path, cfg.supervision, config_path])
+    timer, seconds, history, sca = Timer(), {}, [], None
     with guard:
         with guard.scratch("ca") as scratch:
             # read twice (vocabulary, counts): a FIFO or stdin is copied once, cut as the reader cuts it
@@ -117,15 +129,18 @@ def embed_command(config_path, print_config, input_path, output, export_w2v, met
             bar.reset(total=cfg.power_iterations + 1)  # the sketch, then each power iteration
 
             def step(iteration, worst):
+                history.append(worst)  # the largest relative residual after the sketch and each power iteration
                 bar.set_postfix(residual=f"{worst:.3g}", refresh=False)
                 bar.update()
 
             if cfg.method == "ppmi":
                 model = PPMISVD(cfg.dims, cfg.weight, cfg.smoothing, **options).fit(N, step)
             else:
-                S = supervision_of(cfg, vocabulary) if cfg.supervision else None
-                model = CorrespondenceAnalysis(cfg.dims, cfg.weight, cfg.power, **options).fit(N, S, step)
+                sca = supervision_of(cfg, vocabulary) if cfg.supervision else None
+                model = CorrespondenceAnalysis(cfg.dims, cfg.weight, cfg.power, **options).fit(
+                    N, None if sca is None else sca[0], step)
         seconds["svd"] = lap.seconds()
+        lap = Timer()
         residual = model.relative_residuals_
         convergence = {"power_iterations": model.power_iterations_, "tol": cfg.tol,
                        "converged": None if cfg.tol is None else bool(residual.max() <= cfg.tol),
@@ -135,6 +150,9 @@ def embed_command(config_path, print_config, input_path, output, export_w2v, met
                    nonzeros=int(N.nnz), convergence=convergence)
         if export_w2v:
             write_word2vec_text(export_w2v, vocabulary.words, model.vectors_)
+        if report_path:
+            write_report(report_path, cfg, model, input_path, output, vocabulary, N, sca,
+                         {**seconds, "write the vectors": lap.seconds()}, history)
         seconds["total"] = timer.seconds()
         LOG.info(f"svd: {model.power_iterations_} power iterations, relative residual of the top {residual.size}: "
                  f"max {residual.max():.3g}, median {np.median(residual):.3g}"
@@ -158,14 +176,26 @@ def reading_bar(path: str, description: str, quiet: bool):
 
 
 def supervision_of(cfg: CaConfig, vocabulary: Vocabulary):
-    """S for SCA from the supervision file's pairs whose words are both in the vocabulary."""
+    """S for SCA from the supervision file's pairs whose words are both in the vocabulary, those pairs (as
+    word ids) and how many pairs the file has."""
     from .sca import supervision_matrix
 
     index = {w: i for i, w in enumerate(vocabulary.words)}
-    pairs = [(index[a], index[b], score) for a, b, score in read_benchmark(cfg.supervision, ".")
-             if a in index and b in index]
+    read = read_benchmark(cfg.supervision, ".")
+    pairs = [(index[a], index[b], score) for a, b, score in read if a in index and b in index]
     require(pairs, f"{cfg.supervision}: no pair has both words in the vocabulary")
-    return supervision_matrix(pairs, len(vocabulary.words), cfg.supervision_weight)
+    return supervision_matrix(pairs, len(vocabulary.words), cfg.supervision_weight), pairs, len(read)
+
+
+def write_report(path: str, cfg: CaConfig, model, input_path: str, output: str, vocabulary: Vocabulary, N, sca,
+                 seconds: dict, history: list[float]) -> None:
+    """The --report page (report.py), written atomically: committed with the run's other outputs."""
+    from .report import report_page
+
+    with atomic_output(path) as out:
+        out.write(report_page(cfg, model, input_name=display_name(input_path), output=output,
+                              words=vocabulary.words, counts=vocabulary.counts, table_shape=N.shape,
+                              nonzeros=N.nnz, seconds=seconds, history=history, sca=sca))
 
 
 def benchmark_path(name: str, data_dir: str) -> str:

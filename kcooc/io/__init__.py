@@ -8,4 +8,6 @@
   malformed line stops the run naming ``file:line``, or is skipped and counted.
 * outputs.py: one guard for a run's outputs: checked before any work, locked for the run, committed on
   success; writers.py: each output written to a temporary file (compressed by suffix) and renamed into place.
+* html.py: the blocks of every ``--report`` page (a self-contained HTML file that makes no request: escaped
+  text, tables, inline SVG charts).
 """

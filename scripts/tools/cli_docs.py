@@ -34,6 +34,7 @@ VOCABULARY = """\
 | `--seed` | the seed of every random choice; reruns with the same seed are byte-identical |
 | `-j`, `--jobs` | how many CPU cores to use (default 1, `0` for all); the output is the same for every value |
 | `--work-dir` | scratch directory for the run's temporary files, removed at the end (default: hidden, beside `--output`) |
+| `--report` | one self-contained HTML page of what the run did (`.html`, or `-` for stdout); it makes no request (no script, font or image from anywhere, a CSP that forbids any), and it is an output like the others: checked before any work, written atomically with them. `filter-parallel`: drops per reason with samples, the score histogram and cut, the learned score's features; `ca embed`: the singular values and their share of the total inertia, the SVD's residuals, SCA's supervised pairs |
 
 Two inputs of the same standing are named by their role, with no `-i`: `srk classify --train/--test`,
 `ks align --source/--target`. Further inputs and outputs are also named by role (`--gold`, `--seeds`,
