@@ -179,6 +179,8 @@ def test_report_is_the_same_on_any_jobs_and_escapes_corpus_text(tmp_path):
     assert "<script" not in page and "&lt;script&gt;alert(" in page and "&amp;amp;" in page
     assert "http://" not in page and "https://" not in page and 'src="' not in page and 'href="' not in page
     assert "validation_roc_auc" in page and "tgt_lang" in page and 'class="cut"' in page
+    identical = page[page.index("<td>identical_sides</td>"):].split("</tr>")[0]
+    assert "<td>not scored</td>" in identical and ">nan<" not in page  # a rule's line has no score
     summary = summary_of(tmp_path / "s.json")
     assert summary["report"].endswith("r2.html") and "write" in summary["seconds"]
 

@@ -116,7 +116,9 @@ def render(run: dict) -> str:
     samples = []
     for name in labels:
         for line in run["samples"].get(name, []):
-            samples.append([name, line["line"], line["src"], line["tgt"], number(line["score"]),
+            score = line["score"]  # a line a rule dropped was never scored (NaN)
+            samples.append([name, line["line"], line["src"], line["tgt"],
+                            "not scored" if score is None or np.isnan(score) else number(score),
                             line.get("weakest") or "–"])
     sections.append(
         '<section id="drops"><h2>Lines dropped, by reason</h2>'
