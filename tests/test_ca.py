@@ -184,7 +184,9 @@ def test_sca_of_the_powered_table_equals_definition_5_of_n_to_the_power():
     N = real_counts("flat", words=30)
     S = supervision_matrix([(0, 3, 8.0), (2, 5, 4.0), (3, 7, 2.0), (10, 20, 5.0)], 30, weight=1.0)
     model = CorrespondenceAnalysis(8, 0.0, 0.5, oversample=30, power_iterations=2).fit(N, S)
-    assert_same_svd(model, dense_sca(N.toarray() ** 0.5, S.toarray()), 8)
+    reference = dense_sca(N.toarray() ** 0.5, S.toarray())
+    assert_same_svd(model, reference, 8)
+    assert model.total_inertia_ == pytest.approx((np.linalg.svd(reference, compute_uv=False) ** 2).sum(), rel=1e-10)
 
 
 @pytest.mark.parametrize("vectors", ["row", "row+column"])
@@ -270,6 +272,65 @@ def test_sca_operator_equals_definition_5_and_is_lca_without_supervision():
     np.testing.assert_allclose(op.dense(), reference, atol=1e-12)
     np.testing.assert_allclose(op.rmatmat(np.eye(12)), reference.T, atol=1e-12)
     np.testing.assert_allclose(sca_operator(N, sp.csr_matrix((12, 12))).dense(), CAOperator(N).dense(), atol=1e-12)
+
+
+def naive_sca(N, S):
+    """Def. 5 transcribed densely: Gamma = 11^T + S, M = D(r')^-1/2 [N o (Gamma N Gamma) - (Gamma N) o (N Gamma)]
+    D(c')^-1/2, r' and c' the row and column sums of (Gamma N) o (N Gamma); a row or column whose weight is not
+    positive is left out (zero), as the delayed operator leaves it."""
+    Gamma = np.ones(N.shape) + S
+    weights = (Gamma @ N) * (N @ Gamma)
+    r, c = weights.sum(axis=1), weights.sum(axis=0)
+    scale_r = np.array([1 / np.sqrt(w) if w > 0 else 0.0 for w in r])
+    scale_c = np.array([1 / np.sqrt(w) if w > 0 else 0.0 for w in c])
+    return scale_r[:, None] * (N * (Gamma @ N @ Gamma) - (Gamma @ N) * (N @ Gamma)) * scale_c[None, :]
+
+
+@pytest.mark.parametrize("seed, weight, pairs", [(0, 1.0, 8), (1, 5.0, 8), (2, -0.5, 8), (3, 1.0, 30), (4, 0.3, 1)])
+def test_sca_total_inertia_is_the_squared_norm_of_the_sca_matrix(seed, weight, pairs):
+    """Exact (to 1e-10) on 40 x 40 sparse tables; seed 4's table has an empty row and column, one of them a
+    supervised word's. The LCA total stays chi^2/n, and SCA without pairs is LCA."""
+    rng = np.random.default_rng(seed)
+    N = random_table(rows=40, cols=40, density=0.1, seed=seed).tolil()
+    if seed == 4:
+        N[7, :], N[:, 30] = 0, 0
+    N = N.tocsr()
+    supervised = [(7, 12, 3.0)] if seed == 4 else []
+    supervised += [(int(a), int(b), float(rng.integers(1, 11))) for a, b in rng.integers(0, 40, (pairs, 2))]
+    S = supervision_matrix(supervised, 40, weight)
+    reference = naive_sca(N.toarray().astype(float), S.toarray())
+    op = sca_operator(N, S)
+    np.testing.assert_allclose(op.dense(), reference, atol=1e-12)
+    assert op.total_inertia() == pytest.approx((reference**2).sum(), rel=1e-10)
+    assert op.total_inertia() == pytest.approx((np.linalg.svd(reference, compute_uv=False) ** 2).sum(), rel=1e-10)
+    assert op.total_inertia() != pytest.approx(CAOperator(N).total_inertia(), rel=1e-6)  # the bug: LCA's total
+    dense = N.toarray().astype(float)
+    kept = (dense.sum(axis=1) > 0)[:, None] & (dense.sum(axis=0) > 0)[None, :]
+    expected = np.outer(dense.sum(axis=1), dense.sum(axis=0)) / dense.sum()
+    chi2 = ((dense - expected)[kept] ** 2 / expected[kept]).sum()
+    assert CAOperator(N).total_inertia() == pytest.approx(chi2 / dense.sum(), rel=1e-10)
+    assert sca_operator(N, sp.csr_matrix((40, 40))).total_inertia() == pytest.approx(chi2 / dense.sum(), rel=1e-10)
+
+
+def test_sca_total_inertia_never_densifies_the_table():
+    """4000 words, 50 of them supervised: the total needs far less memory than one dense 4000 x 4000 matrix."""
+    import tracemalloc
+
+    N = random_table(rows=4000, cols=4000, density=0.002, seed=5)
+    rng = np.random.default_rng(5)
+    words = rng.choice(4000, 50, replace=False)
+    S = supervision_matrix([(int(a), int(b), 1.0 + i) for i, (a, b) in enumerate(rng.choice(words, (80, 2)))],
+                           4000, 1.0)
+    op = sca_operator(N, S)
+    tracemalloc.start()
+    try:
+        total = op.total_inertia()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4000 * 4000 * 8 / 20 and total > 0
+    Z = np.random.default_rng(0).choice([-1.0, 1.0], size=(4000, 200))  # Hutchinson: E ||M z||^2 = ||M||_F^2
+    assert (op.matmat(Z) ** 2).sum() / 200 == pytest.approx(total, rel=0.05)
 
 
 @needs_plot

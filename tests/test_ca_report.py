@@ -1,7 +1,8 @@
 """``ca embed --report``: the page's numbers are the model's (singular values, shares of the total inertia
-against a dense chi^2/n, the solver's residuals), SCA's section, escaping, and the real command on a real
-excerpt (its browser test: tests/test_report_browser.py; its hostile paths: tests/test_hostile.py). The
-shared blocks (kcooc/io/html.py) are tested here too: the line chart is this page's."""
+against a dense chi^2/n, and SCA's against the dense matrix of Def. 5, the solver's residuals), SCA's
+section, escaping, and the real command on a real excerpt (its browser test: tests/test_report_browser.py;
+its hostile paths: tests/test_hostile.py). The shared blocks (kcooc/io/html.py) are tested here too: the
+line chart is this page's."""
 
 import json
 import os
@@ -11,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from test_ca import dense_ca, real_counts
+from test_ca import dense_ca, dense_sca, real_counts
 
 from kcooc import artifact
 from kcooc.ca.config import CaConfig
@@ -75,7 +76,7 @@ def test_ca_page_shows_the_models_singular_values_their_shares_and_residuals():
     assert history[-1] == pytest.approx(residual.max())
 
 
-def test_sca_page_shows_its_supervision_and_no_share_of_a_total_it_does_not_know():
+def test_sca_page_shows_its_supervision_and_each_components_share_of_the_sca_matrixs_total():
     N = real_counts("flat", words=30)
     words = ["<b>bold</b>", "a&b", *(f"w{i}" for i in range(2, 30))]
     pairs = [(0, 3, 8.0), (2, 5, 4.0), (3, 7, 2.0), (1, 1, 5.0)]  # a word with itself: no entry of S
@@ -94,7 +95,13 @@ def test_sca_page_shows_its_supervision_and_no_share_of_a_total_it_does_not_know
     assert (f"<tr><td>&lt;b&gt;bold&lt;/b&gt;</td><td>w3</td><td>8</td><td>2</td>"
             f"<td>{number(float(unit[0] @ unit[3]), 3)}</td></tr>") in supervision
     assert "<td>a&amp;b</td>" not in supervision  # its only pair was with itself
-    assert "<th>share of the total</th>" not in page and "is not computed" in section(page, "spectrum")
+    total = float((dense_sca(N.toarray().astype(float), S.toarray()) ** 2).sum())  # Def. 5, densely (30 x 30)
+    assert model.total_inertia_ == pytest.approx(total, rel=1e-10)
+    s = model.singular_values_
+    assert [r[3] for r in component_rows(page)] == [number(v * v / model.total_inertia_) for v in s]
+    spectrum = section(page, "spectrum")
+    assert "the total inertia of the SCA matrix" in spectrum and f"= {number(model.total_inertia_)}," in spectrum
+    assert f"<b>{number(float((s**2).sum() / model.total_inertia_))}</b>" in spectrum and "No share" not in spectrum
     assert "&lt;i&gt;pairs.txt" in page and "<i>" not in page and "<b>bold" not in page
     assert "SCA" in fact(page, "method")
 
@@ -178,8 +185,13 @@ def test_cli_sca_report_shows_the_supervised_pairs_and_escapes_corpus_words(tmp_
     text = corpus(tmp_path, "in <&> corpus.txt", extra=" yes <b> & good" * 30)
     (tmp_path / "pairs.txt").write_text("<b> yes 9\n& good 4\nyes good 2\nunicorn yes 5\n")
     run("ca", "embed", "-i", text, *COMMON, "--no-lowercase", "--supervision", tmp_path / "pairs.txt",
-        "-o", tmp_path / "v.npz", "--report", tmp_path / "r.html")
+        "-o", tmp_path / "v.npz", "--report", tmp_path / "r.html", "--summary", tmp_path / "s.json")
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    header, arrays = artifact.load(str(tmp_path / "v.npz"), "ca-vectors")
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["total_inertia"] == header["total_inertia"]  # SCA's own total, shared on the page
+    assert [r[3] for r in component_rows(page)] == \
+        [number(v * v / header["total_inertia"]) for v in arrays["singular_values"]]
     supervision = section(page, "supervision")
     assert fact(supervision, "pairs in the file") == "4" and fact(supervision, "pairs with both words in the "
                                                                               "vocabulary") == "3"

@@ -71,4 +71,4 @@ def test_ca_report_loads_in_chromium_with_no_request_and_every_section(tmp_path)
     run("ca", "embed", "-i", corpus, "--dims", "10", "--window", "2", "--min-count", "3", "--supervision",
         tmp_path / "pairs.txt", "-o", tmp_path / "v.npz", "--report", tmp_path / "report.html", "-q")
     dom = loads_with_no_request(tmp_path / "report.html", ("run", "spectrum", "residuals", "supervision"), tmp_path)
-    assert dom.count("<svg") == 3 and "kcooc ca embed" in dom and "<td>yeah</td>" in dom
+    assert dom.count("<svg") == 4 and "kcooc ca embed" in dom and "<td>yeah</td>" in dom

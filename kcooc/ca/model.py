@@ -141,7 +141,8 @@ class CorrespondenceAnalysis(SpectralWordVectors):
     power_iterations_ : int
         The power iterations done.
     total_inertia_ : float
-        chi^2 / n of the table: the sum of all squared singular values.
+        The sum of all squared singular values: chi^2 / n of the table, or with ``supervision`` the
+        squared norm of the SCA matrix (computed exactly, kcooc.ca.sca.SCAOperator).
 
     Raises
     ------

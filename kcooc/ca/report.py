@@ -6,8 +6,9 @@ raised entry by entry to ``power``; the CA matrix Xi_hat = D(r/n)^-1/2 (N/n - r 
 U_hat S_hat V_hat^t without ever being formed; semi-supervised CA (SCA, Def. 5) with the tuning tables
 Gamma^r = Gamma^c = 11^t + S. The squared singular values are the principal inertias; all of them sum to
 the total inertia chi^2/n, which CAOperator computes from N's non-zeros, so each kept component's share of
-it costs nothing. For SCA that total is not computed (the bracket of Def. 5 has products N S that fill
-in): the page says so and shows no share. PPMI-SVD's squares sum to the PPMI matrix's squared norm.
+it costs nothing. For SCA the total is the squared norm of the matrix of Def. 5, which SCAOperator computes
+exactly by parts (N's non-zeros, and the supervised words' rows and columns). PPMI-SVD's squares sum to
+the PPMI matrix's squared norm.
 The residuals are the solver's: ||Xi_hat v_i - s_i u_i|| / s_i of every returned triple
 (svd.randomized_svd), and after the sketch and each power iteration the largest of them.
 
@@ -33,14 +34,15 @@ TABLES = {"flat": "flat (Eq. 63: the words after a word)", "skip": "skip (Eq. 62
 
 def inertia_shares(singular_values: np.ndarray, total: float | None) -> tuple[np.ndarray, np.ndarray] | None:
     """Each component's share of ``total`` (its squared singular value over it) and the cumulative shares,
-    or None where there is no total to share (SCA, or an empty table).
+    or None where there is no total to share (none given, or a total of 0: every singular value is 0).
 
     Parameters
     ----------
     singular_values : ndarray of shape (k,)
         The kept singular values, largest first.
     total : float or None
-        The sum of every squared singular value of the decomposed matrix (CA: the total inertia chi^2/n).
+        The sum of every squared singular value of the decomposed matrix (CA: the total inertia chi^2/n;
+        SCA: the squared norm of its matrix; PPMI-SVD: the PPMI matrix's).
 
     Returns
     -------
@@ -144,7 +146,7 @@ def run_of(cfg, model, *, input_name: str, output: str, words: list[str], counts
             "nonzeros": int(nonzeros), "seconds": dict(seconds),
             "singular_values": np.asarray(model.singular_values_, dtype=np.float64).tolist(),
             "relative_residuals": np.asarray(model.relative_residuals_, dtype=np.float64).tolist(),
-            "total_inertia": None if sca is not None else float(model.total_inertia_),
+            "total_inertia": float(model.total_inertia_),
             "power_iterations": int(model.power_iterations_), "most_power_iterations": cfg.power_iterations,
             "tol": cfg.tol, "history": [float(h) for h in history], "supervision": supervision}
 
@@ -209,6 +211,10 @@ def _spectrum_section(run: dict) -> str:
     ppmi = run["method"] == "ppmi"
     square, total = ("s<sub>i</sub><sup>2</sup>", "the squared norm of the PPMI matrix") if ppmi else \
         ("principal inertias s<sub>i</sub><sup>2</sup>", "the total inertia χ<sup>2</sup>/n")
+    source = "computed from the table's non-zeros"
+    if run["sca"]:
+        total = "the total inertia of the SCA matrix (its squared norm)"
+        source = "computed exactly from the table's non-zeros and the supervised words' rows and columns"
     if ppmi:
         what = "the PPMI matrix (context counts smoothed; never formed: kcooc.ca.ppmi)"
     elif run["sca"]:
@@ -220,16 +226,15 @@ def _spectrum_section(run: dict) -> str:
              f's<sub>1</sub> ≥ s<sub>2</sub> ≥ … of {what}, by the delayed sparse randomized SVD (§6).</p>',
              line_chart([("singular value", k, s, SPECTRUM)], x_label="component i", y_label="s_i")]
     if shares is None:
-        parts.append('<p class="note">No share of the total is shown: the total of every squared singular value of '
-                     "the SCA matrix is not computed (its products N S fill in; the --summary's total_inertia is "
-                     "that of the LCA of the same table, without the supervision).</p>")
+        parts.append('<p class="note">No share of the total is shown: the sum of every squared singular value '
+                     "of the matrix is 0.</p>")
         header = ["i", "singular value s_i", "s_i^2", "relative residual", "residual norm"]
         rows = [[int(i), number(v), number(v * v), number(r), number(r * v)] for i, v, r in zip(k, s, residual)]
     else:
         share, cumulative = shares
         parts.append(f'<p>Their squares (the {square}) sum to {number(float((s * s).sum()))}: a share of '
                      f'<b>{number(float(cumulative[-1]))}</b> of {total} = {number(run["total_inertia"])}, the sum '
-                     'of the squares of all the matrix\'s singular values (computed from the table\'s non-zeros).</p>'
+                     f'of the squares of all the matrix\'s singular values ({source}; the matrix is never formed).</p>'
                      + line_chart([("cumulative share", k, cumulative, SHARE)], x_label="component i",
                                   y_label="cumulative share"))
         header = ["i", "singular value s_i", "s_i^2", "share of the total", "cumulative share", "relative residual",
