@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 DATA ?= data
 RUNS ?= runs
 
-.PHONY: install install-test install-data install-docs wordnet chromium demo test test-all docs lint data data-parallel data-parallel-ood dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-langid-short gate-eval bench-startup clean
+.PHONY: install install-test install-data install-docs wordnet chromium demo test test-all docs lint data data-parallel data-parallel-ood dialogue aspec-filter filter-eval bench-phsic bench-filter data-ks ks bench-ks data-ca data-text8 text8 bench-ca config-docs cli-docs data-srk srk bench-srk data-nsk nsk bench-nsk data-langid bench-langid bench-langid-short gate-eval bench-startup bench-quickstart clean
 
 # Every extra ([all]): a plain `pip install kcooc` is the core only (see README, "Install").
 # Each step says what it builds and why before pip's quiet run.
@@ -180,6 +180,10 @@ gate-eval: install
 # Start-up cost: `kcooc --help`, `kcooc phsic score --help` and a 100-pair job against `python -c "import numpy"`.
 bench-startup: install
 	$(PYTHON) -m scripts.bench.startup
+
+# The README's quick start timed from a fresh clone: venv, pip install . (core), the first filter-parallel.
+bench-quickstart:
+	$(PYTHON) -m scripts.bench.quickstart
 
 # Kernelized sorting data (debian-handbook en/es, arabnamer names, CLDR names from babel) and the Table 2/3 analogues.
 data-ks: $(DATA)/ks/tl-ja-noisy/gold.tsv
