@@ -23,8 +23,9 @@ from .learning import LearnedScorer
 KIND = "filter"
 # Raised whenever a feature's definition changes under the same name (2: numbers spelled out on the other
 # side, the mismatches as indicators, GCC placeholders), so a model is never scored with features it was
-# not trained on; 3: surface damage, word fluency and link order, and the monotone classifier).
-FEATURE_VERSION = 3
+# not trained on; 3: surface damage, word fluency and link order, and the monotone classifier; 4: misdecoded
+# UTF-8 apart from the glyphs, letter-spaced words, initial case, spelling and swapped words).
+FEATURE_VERSION = 4
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
