@@ -128,8 +128,8 @@ def test_in_place_merges_equal_merge():
 
 def test_newton_fit_reaches_the_regularised_optimum_from_any_start():
     """fit_logistic (float32 Hessian, float64 gradient) ends where scikit-learn's exact Newton
-    ends, from zero, from another fit's coefficients and with the Hessian of a subsample, and the gradient of the objective,
-    computed from its definition, is at most the tolerance there."""
+    ends, from zero, from another fit's coefficients and with the Hessian of a subsample, and the
+    gradient of the objective, computed from its definition, is at most the tolerance there."""
     from sklearn.linear_model import LogisticRegression
 
     from kcooc.linalg import fit_logistic
