@@ -62,7 +62,9 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: l
         raise InputError(f"{path}: its features are not this run's (missing: {', '.join(missing) or '-'}; not used: "
                          f"{', '.join(extra) or '-'}): a model saved by another kcooc version or with other "
                          "languages or learn.languages; train and save it again", key="model")
-    part = lambda prefix: {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}  # noqa: E731
+    def part(prefix: str) -> dict[str, np.ndarray]:
+        return {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
+
     try:
         check_header(header)
         model = PHSIC.from_artifact({"model": header["phsic"], "config": header["config"]}, part("phsic_"))
