@@ -421,16 +421,20 @@ def bicleaner_scores(src: list[str], tgt: list[str], lang: str, workdir: str, ve
 
 
 def read_lines(path: str) -> list[str]:
+    """The lines of a file split at newlines only (str.splitlines also splits at U+2028, U+0085, ...)."""
     opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return f.read().splitlines()
+    with opener(path, "rt", encoding="utf-8", newline="\n") as f:
+        text = f.read()
+    lines = text.split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
 
 
 def kept_mask(src: list[str], tgt: list[str], kept_src: list[str], kept_tgt: list[str]) -> np.ndarray:
-    """Which input pairs an order-preserving filter kept: greedy in-order matching of the output pairs."""
+    """Which input pairs an order-preserving filter kept: greedy in-order matching of the output pairs
+    (white space around a side aside: OpusFilter strips it, a no-break space that ends a mojibake too)."""
     kept, k = np.zeros(len(src), dtype=bool), 0
-    for i, pair in enumerate(zip(src, tgt)):
-        if k < len(kept_src) and pair == (kept_src[k], kept_tgt[k]):
+    for i, (s, t) in enumerate(zip(src, tgt)):
+        if k < len(kept_src) and (s.strip(), t.strip()) == (kept_src[k].strip(), kept_tgt[k].strip()):
             kept[i], k = True, k + 1
     if k != len(kept_src):
         raise RuntimeError(f"OpusFilter output has {len(kept_src) - k} pairs that are not in its input in order")
