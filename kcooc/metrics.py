@@ -22,7 +22,10 @@ def mean_reciprocal_rank(scores: np.ndarray, true_index: np.ndarray | int = 0) -
     expected reciprocal rank is (H(g+e) - H(g)) / e, so a constant scorer gets exactly chance.
     """
     above, tied = _rank_ranges(scores, true_index)
-    harmonic = lambda m: digamma(m + 1.0) + np.euler_gamma  # noqa: E731
+
+    def harmonic(m):
+        return digamma(m + 1.0) + np.euler_gamma
+
     return float(np.mean((harmonic(above + tied) - harmonic(above)) / tied))
 
 

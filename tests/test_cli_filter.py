@@ -261,7 +261,8 @@ def test_learned_score_explains_drops_and_reports_its_validation(tmp_path, detec
              "punctuation", "ending", "src_lang", "tgt_lang", "phsic", "fluency_src", "fluency_tgt", "words_src",
              "words_tgt", "numbers_mismatch", "placeholders_mismatch", "glyphs_src", "glyphs_tgt", "repeats_src",
              "repeats_tgt", "long_words_src", "long_words_tgt", "caps_gap", "symbols_gap", "copy", "align_tgt",
-             "align_src", "cover_src", "cover_tgt", "order", "token_ratio"}
+             "align_src", "cover_src", "cover_tgt", "order", "token_ratio", "encoding_src", "encoding_tgt",
+             "spaced_src", "spaced_tgt", "initial_case", "spelling_src", "spelling_tgt", "swaps_src", "swaps_tgt"}
     ratios = {"char_ratio", "word_ratio", "token_ratio"}
     inputs = names - {"tgt_lang", "src_chars", "tgt_chars"} - ratios | {f"{r}_{side}" for r in ratios
                                                                       for side in ("above", "below")}

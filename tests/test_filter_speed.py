@@ -128,8 +128,8 @@ def test_in_place_merges_equal_merge():
 
 def test_newton_fit_reaches_the_regularised_optimum_from_any_start():
     """fit_logistic (float32 Hessian, float64 gradient) ends where scikit-learn's exact Newton
-    ends, from zero and from another fit's coefficients, and the gradient of the objective,
-    computed from its definition, is at most the tolerance there."""
+    ends, from zero, from another fit's coefficients and with the Hessian of a subsample, and the
+    gradient of the objective, computed from its definition, is at most the tolerance there."""
     from sklearn.linear_model import LogisticRegression
 
     from kcooc.linalg import fit_logistic
@@ -142,7 +142,8 @@ def test_newton_fit_reaches_the_regularised_optimum_from_any_start():
     cold = fit_logistic(X, y, 0.05, tol=1e-8)
     other = fit_logistic(X[:2000], y[:2000], 0.05)  # fitted on other rows: a start, not the answer
     warm = fit_logistic(X, y, 0.05, tol=1e-8, start=other)
-    for w, b in (cold, warm):
+    subsampled = fit_logistic(X, y, 0.05, tol=1e-8, hessian_rows=500)  # the Hessian of every 6th row
+    for w, b in (cold, warm, subsampled):
         np.testing.assert_allclose(w, reference.coef_.ravel(), atol=1e-5)
         assert abs(b - reference.intercept_[0]) < 1e-5
         p = 1 / (1 + np.exp(-(X @ w + b)))

@@ -519,6 +519,22 @@ def naive_words(sentence, buckets):
     return list(zip([0] + words[:-1], words))
 
 
+def naive_spelling_key(token):
+    """(key, had a diacritic) of a word as word_typicality.py's docstring defines them, letter by letter."""
+    import unicodedata
+
+    by_hand = {"ß": "s", "ł": "l", "ø": "o", "đ": "d", "æ": "a", "œ": "o", "ı": "i", "ŀ": "l", "ħ": "h", "þ": "t"}
+    key, accented = "", False
+    for c in token:
+        base = c
+        if (0xC0 <= ord(c) < 0x250 or 0x1E00 <= ord(c) < 0x1F00) and c.islower():
+            base = by_hand.get(c, unicodedata.normalize("NFD", c)[0])
+            base = base if base.isascii() and base.isalpha() else c
+        accented |= base != c
+        key += base if not key or base != key[-1] else ""
+    return key, accented
+
+
 def naive_bigram(previous, word, buckets):
     return int(mix64(np.uint64(previous * buckets + word))) % buckets
 
@@ -536,12 +552,14 @@ def naive_damage(s, t):
         for i, c in enumerate(x):
             following = x[i + 1] if i + 1 < len(x) else "\n"
             glyph = (table(CONTROL, c) or table(_PRIVATE_USE, c) or c == "\ufffd") and c != "\t"
-            glyph |= table(_LEAD, c) and table(_CONTINUATION, following)
             glyph |= c == "\\" and following in "uUxn"
             glyph |= c == "&" and (following == "#" or table(LETTER, following)) and ";" in x[i + 2 : i + 10]
             glyph |= c == " " and (following == " " and i > 0 or following in ",.")
             count += glyph
         return count / max(sum(not table(SPACE, c) for c in x), 1)
+
+    def misdecoded(x):
+        return sum(table(_LEAD, c) and table(_CONTINUATION, following) for c, following in zip(x, x[1:] + "\n"))
 
     def repeats(x):
         tokens = [naive_hash(token) % (1 << 20) for token in naive_token_list(x)]
@@ -551,6 +569,18 @@ def naive_damage(s, t):
     def longest_run(x):
         runs = "".join("a" if table(LETTER, c) else " " for c in x).split()
         return max(map(len, runs), default=0)
+
+    def spaced(x):  # longest run of one-letter words, each after one white-space character
+        longest = run = 0
+        words = "".join("\n" if table(SPACE, c) else c for c in x).split("\n")
+        for word in words:
+            run = run + 1 if len(word) == 1 and table(LETTER, word) else 0
+            longest = max(longest, run)
+        return max(longest - 1, 0)
+
+    def initial(x):
+        first = next((c for c in x if table(LETTER, c)), "")
+        return 0 if not first else table(UPPER, first) - table(LOWER, first)
 
     def caps(x):
         upper, lower = sum(table(UPPER, c) for c in x), sum(table(LOWER, c) for c in x)
@@ -566,7 +596,9 @@ def naive_damage(s, t):
 
     (s_caps, s_cased), (t_caps, t_cased) = caps(s), caps(t)
     copied = len(trigrams(t) & trigrams(s)) / max(len(trigrams(t)), 1)
-    return [glyphs(s), glyphs(t), repeats(s), repeats(t), math.log1p(longest_run(s)), math.log1p(longest_run(t)),
+    return [glyphs(s), glyphs(t), math.log1p(misdecoded(s)), math.log1p(misdecoded(t)), repeats(s), repeats(t),
+            math.log1p(longest_run(s)), math.log1p(longest_run(t)),
+            math.log1p(spaced(s)), math.log1p(spaced(t)), float(initial(s) * initial(t) >= 0),
             abs(s_caps - t_caps) if s_cased and t_cased else 0.0, abs(symbols(s) - symbols(t)), copied]
 
 
@@ -577,7 +609,8 @@ def test_damage_features_equal_a_per_pair_reference():
     damaged = [("Caf\u00c3\u00a9 ouvert", "Cafe open"), ("the the the the file", "die Datei die Datei  ,"),
                ("Tom &amp; Jerry &x", "; Tom &#38; Jerry \\u00e9"), ("Ã", "\u00e2\u20ac\u2122 x"),
                ("a\x07b\ufffdc\ue000", "NOSPACESBETWEENTHEWORDSATALL"), ("", "ok"), ("SHOUTED TEXT", "quiet text"),
-               ("x &b", "amp; tail"), ("; 42 % $ ###", "words only"), ("日本語のテキスト", "日本語のテキスト")]
+               ("x &b", "amp; tail"), ("; 42 % $ ###", "words only"), ("日本語のテキスト", "日本語のテキスト"),
+               ("Open a file", "f i c h i e r  o u v r i r"), ("a b", "フ ァ イ ル"), ("file opened", "Datei x y")]
     src, tgt = src + [d[0] for d in damaged], tgt + [d[1] for d in damaged]
     buckets = 1 << 20
     got = damage_features(src, tgt, TextStats(src), TextStats(tgt), token_sequences(src, buckets),
@@ -585,14 +618,21 @@ def test_damage_features_equal_a_per_pair_reference():
     expected = np.array([naive_damage(s, t) for s, t in zip(src, tgt)])
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
     assert (expected[-len(damaged):] != 0).any(axis=0).all()  # every feature is exercised
+    assert (expected[-len(damaged):] != 1).any(axis=0).all()
 
 
 def test_corpus_features_equal_a_per_pair_reference():
     src, tgt = excerpt(200)
+    spelled = [("The size of the street", "Die Größe der Straße"), ("Size and street", "Größe und Straße"),
+               ("The size", "Die Grosse"), ("Window already created", "Fenêtre déjà créée"),
+               ("Window", "fenetre deja creee"), ("Source", "źródło"), ("Source", "zrodlo"),
+               ("could not open the file", "Datei"), ("open the window", "Fenster"), ("the open could not", "Datei")]
+    src, tgt = src + [p[0] for p in spelled], tgt + [p[1] for p in spelled]
     fluency, word_buckets = 512, 1024
     counts = feat.CorpusCounts.count(src, tgt, fluency, word_buckets)
     trigrams, contexts = np.zeros((2, fluency)), np.zeros((2, fluency))
     words, bigrams = np.zeros((2, word_buckets)), np.zeros((2, word_buckets))
+    accented = np.zeros((2, word_buckets))
     for s, t in zip(src, tgt):
         for side, text in enumerate((s, t)):
             for tri, ctx in naive_trigrams(text, fluency):
@@ -603,8 +643,11 @@ def test_corpus_features_equal_a_per_pair_reference():
             for previous, word in pairs:
                 words[side, word] += 1
                 bigrams[side, naive_bigram(previous, word, word_buckets)] += 1
+            for key, accented_word in map(naive_spelling_key, naive_token_list(text)):
+                accented[side, naive_hash(key) % word_buckets] += accented_word
     assert np.array_equal(counts.trigrams, trigrams) and np.array_equal(counts.contexts, contexts)
     assert np.array_equal(counts.words, words) and np.array_equal(counts.bigrams, bigrams)
+    assert np.array_equal(counts.accented, accented)
     halves = feat.CorpusCounts.count(src[:77], tgt[:77], fluency, word_buckets).merge(
         feat.CorpusCounts.count(src[77:], tgt[77:], fluency, word_buckets))
     assert all(np.array_equal(x, y) for x, y in zip(halves.arrays().values(), counts.arrays().values()))
@@ -629,10 +672,27 @@ def test_corpus_features_equal_a_per_pair_reference():
             log_ratios.append(math.log(bigram / unigram))
         return sum(log_ratios) / (len(log_ratios) + prior)
 
-    expected = [[fluency_score(s, 0), fluency_score(t, 1), word_score(s, 0), word_score(t, 1)]
-                for s, t in zip(src, tgt)]
+    def spelling_score(text, side):  # word_typicality.py: the lowest log share of a word without a diacritic
+        scores = [0.0]
+        for token in naive_token_list(text):
+            key, accented_word = naive_spelling_key(token)
+            count = words[side, naive_hash(token) % (word_buckets - 1) + 1]
+            if not accented_word:
+                scores.append(math.log((count + 0.5) / (count + accented[side, naive_hash(key) % word_buckets] + 0.5)))
+        return min(scores)
+
+    def swap_score(text, side):  # word_typicality.py: the lowest log (c(v w) + 1/2) / (c(w v) + 1/2), at most 0
+        pairs = [pair for pair in naive_words(text, word_buckets) if pair[0]]
+        return min([0.0] + [math.log((bigrams[side, naive_bigram(v, w, word_buckets)] + 0.5)
+                                     / (bigrams[side, naive_bigram(w, v, word_buckets)] + 0.5)) for v, w in pairs])
+
+    expected = [[fluency_score(s, 0), fluency_score(t, 1), word_score(s, 0), word_score(t, 1), spelling_score(s, 0),
+                 spelling_score(t, 1), swap_score(s, 0), swap_score(t, 1)] for s, t in zip(src, tgt)]
     np.testing.assert_allclose(model.features(src, tgt), np.array(expected), rtol=2e-5, atol=2e-5)
-    assert np.ptp(np.array(expected)[:, 2:]) > 0.5  # the word scores are not all the prior's 0
+    assert np.ptp(np.array(expected)[:, 2:4]) > 0.5  # the word scores are not all the prior's 0
+    # the targets without the diacritics the corpus writes lose spelling typicality; those with them keep 0
+    assert (np.array(expected)[[-8, -6, -4], 5] < 0).all() and (np.array(expected)[[-10, -9, -7, -5], 5] == 0).all()
+    assert np.array(expected)[-1, 6] < 0 and (np.array(expected)[:, 6:] <= 0).all()  # 'the open' is 'open the'
 
 
 def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():

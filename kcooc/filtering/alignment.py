@@ -48,14 +48,20 @@ DIAGONALS = (0.0, 1.0, 2.0, 4.0, 8.0)  # candidate lambdas of the diagonal prior
 def token_sequences(sentences: list[str], buckets: int) -> tuple[np.ndarray, np.ndarray]:
     """Each sentence's hashed token ids (int32 in [0, buckets)) in their order, as CSR rows (ids, indptr)."""
     codes, sentence_of, n = lowered(sentences)
-    ids, counts = _token_sequences(codes, sentence_of, n, buckets, SEPARATORS, CJK)
+    ids, counts, _ = _token_sequences(codes, sentence_of, n, buckets, SEPARATORS, CJK, IDENTITY, False)
     return ids, np.concatenate([[0], np.cumsum(counts)])
 
 
+IDENTITY = np.arange(1 << 16, dtype=np.int32)
+
+
 @numba.njit(cache=True, nogil=True)
-def _token_sequences(codes, sentence_of, n, buckets, separators, cjk):  # pragma: no cover - compiled
+def _token_sequences(codes, sentence_of, n, buckets, separators, cjk, fold, collapse):  # pragma: no cover - compiled
+    """Token ids, tokens per sentence, and whether a letter of each token folded: each BMP code point
+    is hashed as ``fold`` maps it, and with ``collapse`` a letter equal to the one before is skipped."""
     ids, counts = np.empty(codes.size, np.int32), np.zeros(n, np.int64)
-    k, inside, previous_cjk, h = 0, False, False, np.uint64(0)
+    folded = np.zeros(codes.size, np.bool_)
+    k, inside, previous_cjk, h, last, changed = 0, False, False, np.uint64(0), -1, False
     for i in range(codes.size + 1):
         c = codes[i] if i < codes.size else 10
         b = min(c, 0xFFFF)
@@ -64,16 +70,22 @@ def _token_sequences(codes, sentence_of, n, buckets, separators, cjk):  # pragma
             h ^= h >> np.uint64(29)
             h *= np.uint64(0xBF58476D1CE4E5B9)
             ids[k] = np.int32((h >> np.uint64(32)) % np.uint64(buckets))
+            folded[k] = changed
             counts[sentence_of[i - 1]] += 1
             k += 1
             inside = False
         if i == codes.size or separators[b]:
             continue
         if not inside:
-            inside, h = True, np.uint64(0xCBF29CE484222325)
-        h = (h ^ np.uint64(c)) * np.uint64(0x100000001B3)
+            inside, h, last, changed = True, np.uint64(0xCBF29CE484222325), -1, False
         previous_cjk = cjk[b]
-    return ids[:k], counts
+        f = fold[b] if c <= 0xFFFF else c
+        changed = changed or f != c
+        if collapse and f == last:
+            continue
+        last = f
+        h = (h ^ np.uint64(f)) * np.uint64(0x100000001B3)
+    return ids[:k], counts, folded[:k]
 
 
 @numba.njit(cache=True, nogil=True)

@@ -40,12 +40,17 @@ from .typicality import Typicality, feature_noise
 ORIENTATION = {
     "src_chars": 0, "tgt_chars": 0, "numbers": 1, "placeholders": 1, "urls": 1, "capitals": 1, "punctuation": 1,
     "ending": 1, "numbers_mismatch": -1, "placeholders_mismatch": -1, "glyphs_src": -1, "glyphs_tgt": -1,
-    "repeats_src": -1, "repeats_tgt": -1, "long_words_src": -1, "long_words_tgt": -1, "caps_gap": -1,
+    "encoding_src": -1, "encoding_tgt": -1,
+    "repeats_src": -1, "repeats_tgt": -1, "long_words_src": -1, "long_words_tgt": -1, "spaced_src": -1,
+    "spaced_tgt": -1, "initial_case": 1, "caps_gap": -1,
     "symbols_gap": -1, "copy": -1, "src_lang": 1, "tgt_lang": 1, "phsic": 1, "fluency_src": 1, "fluency_tgt": 1,
     "words_src": 1, "words_tgt": 1, "align_tgt": 1, "align_src": 1, "cover_src": 1, "cover_tgt": 1, "order": -1,
+    "spelling_src": 1, "spelling_tgt": 1, "swaps_src": 1, "swaps_tgt": 1,
 }
 DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")  # inputs: the distance above and below the clean median
-TYPICALITY_ONLY = ("words_src", "words_tgt")  # in the typicality factor, no input of the model
+# In the typicality factor only, no input of the model (as inputs they cost clean pairs of rare words, or of a
+# word order the corpus has less often, more than they found noise: the training noise misorders on purpose).
+TYPICALITY_ONLY = ("words_src", "words_tgt", "swaps_src", "swaps_tgt")
 LENGTH = "tgt_chars"  # the input that modulates the model's slopes
 
 

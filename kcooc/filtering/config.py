@@ -105,7 +105,9 @@ class LearnConfig:
                                   "so the model weighs every such feature whatever the synthetic text noise moved",
                                   Range(0, 10))
     feature_noise_tail: float = option(0.02, "the worst share of the sample that a feature-space noisy example takes "
-                                       "its moved feature's value from", Range(0, 0.5, low_open=True))
+                                       "its moved feature's value from (at most the values worse than the sample's "
+                                       "median)",
+                                       Range(0, 0.5, low_open=True))
     typicality_share: float = option(0.001, "typicality factor: a pair among the worst share a of the sample on "
                                      "some feature has its score multiplied by (S / a)^w, S its share there; small, "
                                      "because a clean pair is among the worst a on one of the ~30 features with "

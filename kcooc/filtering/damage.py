@@ -7,14 +7,20 @@ Unicode, bad encoding, space noise, titles; OpusFilter's filters, Aulamo et al. 
 alphabet ratio, repetition, longest common substring):
 
 * ``glyphs_src`` / ``glyphs_tgt``: share of a side's non-space characters that are noise glyphs:
-  control and format characters, U+FFFD, private use; a UTF-8 lead byte read as Latin-1 or cp1252
-  followed by a continuation byte so read (``Ã©``, ``â€™``, ``Ð¿Ñ€``): UTF-8 decoded with the wrong
-  code page; an escape (``\\u00e9``,
+  control and format characters, U+FFFD, private use; an escape (``\\u00e9``,
   ``&eacute;``, ``&#233;``); two spaces in a row, or a space before a comma or full stop;
+* ``encoding_src`` / ``encoding_tgt``: log(1 + n) for the n UTF-8 lead bytes read as Latin-1 or cp1252
+  and followed by a continuation byte so read (``Ã©``, ``â€™``, ``Ð¿Ñ€``): UTF-8 decoded with the wrong
+  code page (one such letter in a long line is a small share, and a certain defect);
 * ``repeats_src`` / ``repeats_tgt``: share of a side's token bigrams that repeat one earlier in the
   same side (stutter, a segment doubled);
 * ``long_words_src`` / ``long_words_tgt``: log(1 + letters in the side's longest run of letters)
   (words glued together by lost spaces);
+* ``spaced_src`` / ``spaced_tgt``: log(1 + n) for the longest run of n + 1 letters each written as a
+  word of its own (``F i l e``, ``フ ァ イ ル``: text letter-spaced by a layout or an extraction tool;
+  0 without two such letters in a row);
+* ``initial_case``: 0 when the first letter of one side is upper-case and the other's lower-case, else
+  1 (a side that starts inside a sentence, or whose first words were moved);
 * ``caps_gap``: difference between the sides' shares of upper-case letters among cased letters
   (0 unless both sides have cased letters: a side shouted in capitals, or title-cased);
 * ``symbols_gap``: difference between the sides' shares of non-space characters that are not
@@ -33,8 +39,9 @@ import numpy as np
 from ..text import CONTROL, LETTER, LOWER, SPACE, UPPER, TextStats, bmp, lowered
 from .features import trigram_ids
 
-DAMAGE_FEATURES = ("glyphs_src", "glyphs_tgt", "repeats_src", "repeats_tgt", "long_words_src", "long_words_tgt",
-                   "caps_gap", "symbols_gap", "copy")
+DAMAGE_FEATURES = ("glyphs_src", "glyphs_tgt", "encoding_src", "encoding_tgt", "repeats_src", "repeats_tgt",
+                   "long_words_src", "long_words_tgt", "spaced_src", "spaced_tgt", "initial_case", "caps_gap",
+                   "symbols_gap", "copy")
 
 _PRIVATE_USE = np.zeros(1 << 16, dtype=bool)
 _PRIVATE_USE[0xE000:0xF900] = True
@@ -60,7 +67,6 @@ def glyph_share(stats: TextStats) -> np.ndarray:
     following = np.r_[codes[1:], 10]
     preceding = np.r_[10, codes[:-1]]
     glyph = (CONTROL[index] | _PRIVATE_USE[index] | (codes == 0xFFFD)) & ~boundary & (codes != 9)
-    glyph |= _LEAD[index] & _CONTINUATION[bmp(following)]
     after = np.minimum(following, 127)
     glyph |= (codes == 92) & _ESCAPE_LETTERS[after] & (following < 128)
     entity = (codes == 38) & ((following == 35) | LETTER[bmp(following)])
@@ -74,6 +80,13 @@ def glyph_share(stats: TextStats) -> np.ndarray:
     glyph |= (codes == 32) & ((following == 32) & (preceding != 10) | (following == 44) | (following == 46))
     visible = np.bincount(sentence_of[~SPACE[index]], minlength=n)
     return np.bincount(sentence_of[glyph], minlength=n) / np.maximum(visible, 1)
+
+
+def misdecoded(stats: TextStats) -> np.ndarray:
+    """UTF-8 lead bytes read as Latin-1 or cp1252 before a continuation byte so read, per sentence."""
+    index = bmp(stats.codes)
+    following = np.r_[index[1:], 10]
+    return np.bincount(stats.sentence_of[_LEAD[index] & _CONTINUATION[following]], minlength=stats.lengths.size)
 
 
 def repeat_share(ids: np.ndarray, indptr: np.ndarray) -> np.ndarray:
@@ -101,6 +114,36 @@ def longest_letter_run(stats: TextStats) -> np.ndarray:
     longest = np.zeros(n, dtype=np.int64)
     np.maximum.at(longest, stats.sentence_of[letter], lengths[run[letter]])
     return longest
+
+
+def spaced_letters(stats: TextStats) -> np.ndarray:
+    """n + 1 letters in each sentence's longest run of letters that are each a word of their own
+    (separated by one space): n, 0 without two in a row."""
+    n = stats.lengths.size
+    if stats.codes.size == 0:
+        return np.zeros(n, dtype=np.int64)
+    index = bmp(stats.codes)
+    space = SPACE[index]  # the newlines between sentences are white space too
+    alone = LETTER[index] & np.r_[True, space[:-1]] & np.r_[space[1:], True]
+    positions = np.flatnonzero(alone)
+    owner = stats.sentence_of[positions]
+    follows = np.r_[False, (np.diff(positions) == 2) & (owner[1:] == owner[:-1])]
+    run_start = np.cumsum(~follows)  # a run id per position
+    lengths = np.bincount(run_start, minlength=run_start[-1] + 1 if run_start.size else 1)
+    longest = np.zeros(n, dtype=np.int64)
+    np.maximum.at(longest, owner, lengths[run_start] - 1)
+    return longest
+
+
+def initial_case(stats: TextStats) -> np.ndarray:
+    """Case of each sentence's first letter: 1 upper, -1 lower, 0 uncased or no letter."""
+    index = bmp(stats.codes)
+    letters = np.flatnonzero(LETTER[index])
+    sentences, first = np.unique(stats.sentence_of[letters], return_index=True)
+    case = np.zeros(stats.lengths.size, dtype=np.int64)
+    at = index[letters[first]]
+    case[sentences] = UPPER[at].astype(np.int64) - LOWER[at].astype(np.int64)
+    return case
 
 
 def case_share(stats: TextStats) -> tuple[np.ndarray, np.ndarray]:
@@ -136,11 +179,13 @@ def copied_share(src: list[str], tgt: list[str]) -> np.ndarray:
 
 def damage_features(src: list[str], tgt: list[str], s: TextStats, t: TextStats, s_tokens: tuple, t_tokens: tuple
                     ) -> np.ndarray:
-    """The DAMAGE_FEATURES of each pair, (n, 9) float32; ``s``, ``t``: the sides' text statistics;
+    """The DAMAGE_FEATURES of each pair, (n, 14) float32; ``s``, ``t``: the sides' text statistics;
     ``s_tokens``, ``t_tokens``: their token ids (alignment.token_sequences)."""
     (s_caps, s_cased), (t_caps, t_cased) = case_share(s), case_share(t)
-    columns = [glyph_share(s), glyph_share(t), repeat_share(*s_tokens), repeat_share(*t_tokens),
+    columns = [glyph_share(s), glyph_share(t), np.log1p(misdecoded(s)), np.log1p(misdecoded(t)),
+               repeat_share(*s_tokens), repeat_share(*t_tokens),
                np.log1p(longest_letter_run(s)), np.log1p(longest_letter_run(t)),
+               np.log1p(spaced_letters(s)), np.log1p(spaced_letters(t)), (initial_case(s) * initial_case(t) >= 0),
                np.where(s_cased & t_cased, np.abs(s_caps - t_caps), 0.0), np.abs(symbol_share(s) - symbol_share(t)),
                copied_share(src, tgt)]
     return np.column_stack(columns).astype(np.float32)

@@ -31,11 +31,12 @@ from ..text import SEPARATORS, TextStats, lowered
 from .alignment import token_sequences
 from .patterns import PATTERNS, canonical_item
 from .spelled_numbers import complete_numbers
+from .word_typicality import WORD_TYPICALITY_FEATURES, accented_counts, spelling, swaps
 
 AGREEMENT = ("numbers", "placeholders", "urls", "capitals")
 PAIR_FEATURES = ("src_chars", "tgt_chars", "char_ratio", "word_ratio", *AGREEMENT, "punctuation", "ending")
 LANGUAGE_FEATURES = ("src_lang", "tgt_lang")
-CORPUS_FEATURES = ("fluency_src", "fluency_tgt", "words_src", "words_tgt")
+CORPUS_FEATURES = ("fluency_src", "fluency_tgt", "words_src", "words_tgt", *WORD_TYPICALITY_FEATURES)
 
 _DIGIT_VALUE = np.array([int(chr(c)) if chr(c).isdecimal() else -1 for c in range(1 << 16)], dtype=np.int32)
 # Punctuation classes, full-width and CJK forms mapped onto their ASCII class.
@@ -256,17 +257,19 @@ class CorpusCounts:
     """Integer statistics of the corpus, mergeable in any order (exact sums), per side:
     ``trigrams[side]`` / ``contexts[side]``, hashed character-trigram and trigram-prefix counts;
     ``words[side]`` / ``bigrams[side]``, hashed word and word-bigram counts (``words[side, 0]``:
-    the sentences, the context of each first word).
+    the sentences, the context of each first word); ``accented[side]``, the words with a diacritic
+    per hashed spelling key (word_typicality.py).
     """
 
     trigrams: np.ndarray  # (2, fluency_buckets)
     contexts: np.ndarray  # (2, fluency_buckets)
     words: np.ndarray  # (2, word_buckets)
     bigrams: np.ndarray  # (2, word_buckets)
+    accented: np.ndarray  # (2, word_buckets)
 
     @classmethod
     def count(cls, src: list[str], tgt: list[str], fluency_buckets: int, word_buckets: int) -> "CorpusCounts":
-        tables: dict[str, list] = {"trigrams": [], "contexts": [], "words": [], "bigrams": []}
+        tables: dict[str, list] = {"trigrams": [], "contexts": [], "words": [], "bigrams": [], "accented": []}
         for sentences in (src, tgt):
             trigram, context, _ = trigram_ids(lowered(sentences), fluency_buckets)
             tables["trigrams"].append(np.bincount(trigram, minlength=fluency_buckets))
@@ -276,6 +279,7 @@ class CorpusCounts:
             words[0] = np.count_nonzero(previous == 0)  # the sentences with a word: the first words' context
             tables["words"].append(words)
             tables["bigrams"].append(np.bincount(bigram_ids(previous, word, word_buckets), minlength=word_buckets))
+            tables["accented"].append(accented_counts(sentences, word_buckets))
         return cls(**{name: np.stack(rows).astype(np.int32) for name, rows in tables.items()})
 
     def merge(self, other: "CorpusCounts") -> "CorpusCounts":
@@ -292,7 +296,8 @@ class CorpusCounts:
         return self
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {"trigrams": self.trigrams, "contexts": self.contexts, "words": self.words, "bigrams": self.bigrams}
+        return {"trigrams": self.trigrams, "contexts": self.contexts, "words": self.words, "bigrams": self.bigrams,
+                "accented": self.accented}
 
 
 def word_bigrams(sentences: list[str], word_buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -335,13 +340,18 @@ class CorpusModel:
         self.word_buckets = counts.words.shape[1]
         total = counts.words[:, 1:].sum(axis=1, keepdims=True)
         self.unigram = (counts.words + 0.5) / (total + 0.5 * self.word_buckets)
-        self.bigrams, self.contexts = counts.bigrams, counts.words
+        self.bigrams, self.contexts, self.accented = counts.bigrams, counts.words, counts.accented
 
     def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
-        """The CORPUS_FEATURES of each pair, (n, 4) float32."""
-        fluency = [self.fluency(lowered(side), i) for i, side in enumerate((src, tgt))]
-        words = [self.word_fluency(side, i) for i, side in enumerate((src, tgt))]
-        return np.column_stack(fluency + words).astype(np.float32)
+        """The CORPUS_FEATURES of each pair, (n, 8) float32."""
+        n, columns = len(src), [self.fluency(lowered(side), i) for i, side in enumerate((src, tgt))]
+        words = [word_bigrams(side, self.word_buckets) for side in (src, tgt)]
+        columns += [self.word_fluency(w, i, n) for i, w in enumerate(words)]
+        columns += [spelling(side, word, sentence, self.contexts[i], self.accented[i])
+                    for i, (side, (_, word, sentence)) in enumerate(zip((src, tgt), words))]
+        columns += [swaps(*w, n, self.bigrams[i], lambda v, x: bigram_ids(v, x, self.word_buckets))
+                    for i, w in enumerate(words)]
+        return np.column_stack(columns).astype(np.float32)
 
     def fluency(self, text: tuple, side: int) -> np.ndarray:
         """Mean log p(c | ab) over each sentence's character trigrams (log 1/K without any)."""
@@ -351,16 +361,16 @@ class CorpusModel:
         total, count = np.bincount(sentence, log_p, minlength=n), np.bincount(sentence, minlength=n)
         return np.where(count > 0, total / np.maximum(count, 1), np.log(1.0 / self.alphabet))
 
-    def word_fluency(self, sentences: list[str], side: int) -> np.ndarray:
+    def word_fluency(self, words: tuple[np.ndarray, np.ndarray, np.ndarray], side: int, n: int) -> np.ndarray:
         """Mean log p(w | v) / p(w) over each sentence's words and ``word_prior`` words of log ratio 0:
         how much more likely each word is after the word before it than alone, which misordered or
         garbled words are not; rare words, which clean technical text has plenty of, do not lower it as
-        they lower log p(w | v), and a sentence of one or two words, which says little, stays near 0."""
-        previous, word, sentence = word_bigrams(sentences, self.word_buckets)
+        they lower log p(w | v), and a sentence of one or two words, which says little, stays near 0.
+        ``words``: the ``word_bigrams`` of the side's ``n`` sentences."""
+        previous, word, sentence = words
         b = self.interpolation
         unigram = self.unigram[side, word]
         p = ((self.bigrams[side, bigram_ids(previous, word, self.word_buckets)] + b * unigram)
              / (self.contexts[side, previous] + b))
-        n = len(sentences)
         total, count = np.bincount(sentence, np.log(p / unigram), minlength=n), np.bincount(sentence, minlength=n)
         return total / (count + self.word_prior)

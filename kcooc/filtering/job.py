@@ -141,8 +141,13 @@ class FilterJob:
         ctx = FilterContext(self.cfg, model, encoders, spool=self.spool(), learn=learn)
         moments = sample = counts = texts = None
         limit, text_limit = self.cfg.kernel.sample, self.cfg.learn.sample
-        bound = lambda: sample.bound(limit) if sample is not None else NO_BOUND  # noqa: E731
-        text_bound = lambda: texts.bound(text_limit) if texts is not None else NO_BOUND  # noqa: E731
+
+        def bound():
+            return sample.bound(limit) if sample is not None else NO_BOUND
+
+        def text_bound():
+            return texts.bound(text_limit) if texts is not None else NO_BOUND
+
         for result in self.engine.map(screen_task, ctx, self.tasks("screen", bound=bound, text_bound=text_bound)):
             self.work.append("reasons", result.reasons)
             if result.hashes is not None:

@@ -23,8 +23,9 @@ from .learning import LearnedScorer
 KIND = "filter"
 # Raised whenever a feature's definition changes under the same name (2: numbers spelled out on the other
 # side, the mismatches as indicators, GCC placeholders), so a model is never scored with features it was
-# not trained on; 3: surface damage, word fluency and link order, and the monotone classifier).
-FEATURE_VERSION = 3
+# not trained on; 3: surface damage, word fluency and link order, and the monotone classifier; 4: misdecoded
+# UTF-8 apart from the glyphs, letter-spaced words, initial case, spelling and swapped words).
+FEATURE_VERSION = 4
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
@@ -61,7 +62,9 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: l
         raise InputError(f"{path}: its features are not this run's (missing: {', '.join(missing) or '-'}; not used: "
                          f"{', '.join(extra) or '-'}): a model saved by another kcooc version or with other "
                          "languages or learn.languages; train and save it again", key="model")
-    part = lambda prefix: {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}  # noqa: E731
+    def part(prefix: str) -> dict[str, np.ndarray]:
+        return {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
+
     try:
         check_header(header)
         model = PHSIC.from_artifact({"model": header["phsic"], "config": header["config"]}, part("phsic_"))

@@ -58,7 +58,9 @@ def narrowed(array: np.ndarray) -> np.ndarray:
 def load_spooled(path: str, rows: np.ndarray) -> tuple[list[str], list[str], tuple | None]:
     """(src, tgt, (X, Y) or None) of ``rows`` (a subset of the saved rows) from ``save_spooled``'s
     directory, which is then removed."""
-    load = lambda name: np.load(os.path.join(path, name + ".npy"), mmap_mode="r", allow_pickle=False)  # noqa: E731
+    def load(name: str) -> np.ndarray:
+        return np.load(os.path.join(path, name + ".npy"), mmap_mode="r", allow_pickle=False)
+
     positions = np.searchsorted(load("rows"), rows)
     texts = []
     for name in ("src", "tgt"):

@@ -27,7 +27,9 @@ def tfidf_vectors(texts: list[str], language: str | None = None, max_df: float =
             stemmer = snowballstemmer.stemmer(language)
         except KeyError:
             raise InputError(f"no Snowball stemmer for {language!r}") from None
-        tokenize = lambda text: stemmer.stemWords(analyzer(text))  # noqa: E731
+
+        def tokenize(text):
+            return stemmer.stemWords(analyzer(text))
     else:
         tokenize = analyzer
     vectorizer = TfidfVectorizer(analyzer=tokenize, max_df=max_df if len(texts) > 2 else 1.0, min_df=min_df)

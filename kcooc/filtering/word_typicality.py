@@ -1,0 +1,98 @@
+"""How typical each side's words are of the corpus's own: their spelling and their order.
+
+Spelling (``spelling_src``, ``spelling_tgt``): words written without the diacritics the corpus
+writes them with. A target whose Latin letters lost their diacritics (``Größe`` -> ``Grosse``, ``fenêtre`` ->
+``fenetre``, ``źródło`` -> ``zrodlo``: text that went through an ASCII-only tool) keeps its length,
+its words' order, its numbers and mostly its character trigrams, so no other feature moves much. The
+corpus itself says which spelling is the usual one: each word's *key* is the word lower-cased,
+its Latin letters without diacritics (``FOLD``: the base letter of the canonical decomposition, and
+ß, ł, ø, đ, æ, œ, ı by hand) and doubled letters written once (``Straße`` and ``Strasse`` share the
+key ``strase``). The corpus counts, per key, the words that had a diacritic (``accented``); a word
+without one is then as typical as its share of its key's words:
+
+    spelling(w) = log (c(w) + 1/2) / (c(w) + accented(key(w)) + 1/2)
+
+0 for a word whose key the corpus never writes with a diacritic, strongly negative for a word the
+corpus writes with one nearly always. A side's ``spelling`` feature is its lowest word's (0 without
+words). Only Latin letters fold: a Cyrillic й or a kana with its voicing mark is another letter, not
+an accent.
+
+Order (``swaps_src``, ``swaps_tgt``): adjacent words the corpus writes far more often the other way
+round (misordered words, one of the noise kinds of Khayrallah & Koehn 2018). With c(v w) the corpus's
+count of the word bigram v w,
+
+    swap(v w) = log (c(v w) + 1/2) / (c(w v) + 1/2),
+
+and a side's feature is its lowest adjacent pair's, at most 0 (0 for fewer than two words).
+
+Words and bigrams are hashed as the word fluency's (features.word_bigrams, ``CorpusCounts``).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+
+from ..text import CJK, SEPARATORS, lowered
+from .alignment import _token_sequences
+
+WORD_TYPICALITY_FEATURES = ("spelling_src", "spelling_tgt", "swaps_src", "swaps_tgt")
+_BY_HAND = {"ß": "s", "ł": "l", "ø": "o", "đ": "d", "æ": "a", "œ": "o", "ı": "i", "ŀ": "l", "ħ": "h", "þ": "t"}
+_LATIN_RANGES = ((0x00C0, 0x0250), (0x1E00, 0x1F00))
+
+
+def _fold_table() -> np.ndarray:
+    """Each BMP code point's folded one: itself, unless a lower-case Latin letter with a diacritic."""
+    table = np.arange(1 << 16, dtype=np.int32)
+    for low, high in _LATIN_RANGES:
+        for code in range(low, high):
+            character = chr(code)
+            base = _BY_HAND.get(character, unicodedata.normalize("NFD", character)[0])
+            if character.islower() and base != character and base.isascii() and base.isalpha():
+                table[code] = ord(base)
+    return table
+
+
+FOLD = _fold_table()
+
+
+def spelling_keys(sentences: list[str], buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each word's key, hashed into [0, buckets) (in the order and with the boundaries of
+    ``alignment.token_sequences``), and whether the word had a letter that folds."""
+    codes, sentence_of, n = lowered(sentences)
+    keys, _, accented = _token_sequences(codes, sentence_of, n, buckets, SEPARATORS, CJK, FOLD, True)
+    return keys.astype(np.int64), accented
+
+
+def accented_counts(sentences: list[str], buckets: int) -> np.ndarray:
+    """accented(key): per hashed key, the corpus's words with that key that had a diacritic."""
+    keys, accented = spelling_keys(sentences, buckets)
+    return np.bincount(keys[accented], minlength=buckets)
+
+
+def spelling(sentences: list[str], word: np.ndarray, sentence: np.ndarray, words: np.ndarray,
+             accented: np.ndarray) -> np.ndarray:
+    """Each sentence's lowest spelling(w) (module docstring); ``word``, ``sentence``: its words' ids in
+    the ``words`` counts and their sentences (features.word_bigrams), ``accented``: accented_counts."""
+    keys, had_accent = spelling_keys(sentences, accented.size)
+    count = words[word]
+    log_share = np.where(had_accent, 0.0, np.log((count + 0.5) / (count + accented[keys] + 0.5)))
+    return lowest(log_share, sentence, len(sentences))
+
+
+def swaps(previous: np.ndarray, word: np.ndarray, sentence: np.ndarray, n: int, bigrams: np.ndarray,
+          bigram_id) -> np.ndarray:
+    """Each of ``n`` sentences' lowest swap(v w) (module docstring); ``previous``, ``word``, ``sentence``:
+    features.word_bigrams (``previous`` 0 before a sentence's first word), ``bigrams``: the side's bigram
+    counts, ``bigram_id(v, w)``: their hashed ids."""
+    inside = previous > 0
+    v, w = previous[inside], word[inside]
+    return lowest(np.log((bigrams[bigram_id(v, w)] + 0.5) / (bigrams[bigram_id(w, v)] + 0.5)), sentence[inside], n)
+
+
+def lowest(values: np.ndarray, sentence: np.ndarray, n: int) -> np.ndarray:
+    """Per sentence, the lowest of its ``values`` and 0."""
+    out = np.zeros(n)
+    np.minimum.at(out, sentence, values)
+    return out
