@@ -52,6 +52,15 @@ def token_sequences(sentences: list[str], buckets: int) -> tuple[np.ndarray, np.
     return ids, np.concatenate([[0], np.cumsum(counts)])
 
 
+def folded_tokens(sentences: list[str], buckets: int, fold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The tokens of ``token_sequences`` (same order and boundaries), hashed with each BMP code point
+    mapped by ``fold`` and a letter equal to the one before it skipped, and whether a letter of each
+    token folded (word_typicality.py's spelling keys)."""
+    codes, sentence_of, n = lowered(sentences)
+    ids, _, folded = _token_sequences(codes, sentence_of, n, buckets, SEPARATORS, CJK, fold, True)
+    return ids, folded
+
+
 IDENTITY = np.arange(1 << 16, dtype=np.int32)
 
 

@@ -34,8 +34,7 @@ import unicodedata
 
 import numpy as np
 
-from ..text import CJK, SEPARATORS, lowered
-from .alignment import _token_sequences
+from .alignment import folded_tokens
 
 WORD_TYPICALITY_FEATURES = ("spelling_src", "spelling_tgt", "swaps_src", "swaps_tgt")
 _BY_HAND = {"ß": "s", "ł": "l", "ø": "o", "đ": "d", "æ": "a", "œ": "o", "ı": "i", "ŀ": "l", "ħ": "h", "þ": "t"}
@@ -60,8 +59,7 @@ FOLD = _fold_table()
 def spelling_keys(sentences: list[str], buckets: int) -> tuple[np.ndarray, np.ndarray]:
     """Each word's key, hashed into [0, buckets) (in the order and with the boundaries of
     ``alignment.token_sequences``), and whether the word had a letter that folds."""
-    codes, sentence_of, n = lowered(sentences)
-    keys, _, accented = _token_sequences(codes, sentence_of, n, buckets, SEPARATORS, CJK, FOLD, True)
+    keys, accented = folded_tokens(sentences, buckets, FOLD)
     return keys.astype(np.int64), accented
 
 
