@@ -548,7 +548,13 @@ def test_signal_removes_ca_embeds_report(inputs, tmp_path):
     env.options["--report"] = str(env.out / "report.html")
     before = snapshot(tmp_path)
     process, children = blocked_run("ca embed", env)
-    assert any(n.startswith(f".report.html.kcooc-{process.pid}-") for n in os.listdir(env.out))
+    try:  # the vectors' temporary may come first: wait for the page's too (the run then waits on the summary)
+        wait_for(lambda: any(n.startswith(f".report.html.kcooc-{process.pid}-") for n in os.listdir(env.out))
+                 or process.poll() is not None, "the report's temporary")
+        assert process.poll() is None, process.stderr.read().decode()
+    except BaseException:
+        process.kill()
+        raise
     before[str(env.out / "summary.fifo")] = "special"
     process.send_signal(signal.SIGTERM)
     try:
