@@ -124,7 +124,7 @@ $(BICLEANER_VENV)/bin/bicleaner-hardrules:
 # Labelled filtering benchmark: real en-ja/en-de/en-fr pairs with 20% realistic noise (in distribution), and six
 # out-of-distribution test sets (other programs, en-ru/ko/pl, 14 noise kinds, the learned score also trained
 # leaving one family of its noise out); length ratio, the learned score, eflomal, OpusFilter and
-# bicleaner-hardrules on the same files -> docs/results-filtering.md and .json (~30 min).
+# bicleaner-hardrules on the same files -> docs/results-filtering.md and .json (~35 min).
 filter-eval: install-data data-parallel data-parallel-ood $(OPUSFILTER_VENV)/bin/opusfilter $(BICLEANER_VENV)/bin/bicleaner-hardrules
 	$(PYTHON) -m scripts.experiments.filtering.eval_filtering --data $(DATA)/parallel --fasttext $(DATA)/fasttext \
 		--opusfilter-venv $(OPUSFILTER_VENV) --bicleaner-venv $(BICLEANER_VENV) --workdir $(RUNS)/filter-eval \
