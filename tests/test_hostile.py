@@ -101,6 +101,27 @@ def wait_for(condition, what: str, timeout: float = 120) -> None:
         time.sleep(0.05)
 
 
+def wait_while_running(process: subprocess.Popen, condition, what: str) -> None:
+    """Wait for ``condition`` while the run goes on; a run that ended first, or a failed wait, kills it
+    (a failed test leaves no process behind)."""
+    try:
+        wait_for(lambda: condition() or process.poll() is not None, what)
+        assert process.poll() is None, process.stderr.read().decode()
+    except BaseException:
+        process.kill()
+        raise
+
+
+def signalled(process: subprocess.Popen, signum: int) -> int:
+    """Send ``signum``, wait up to 30 s for the run to end (then kill it), and return its exit code."""
+    process.send_signal(signum)
+    try:
+        process.wait(timeout=30)
+    finally:
+        process.kill()
+    return process.returncode
+
+
 def descendants(pid: int) -> set[int]:
     found, todo = set(), [pid]
     while todo:
@@ -145,12 +166,7 @@ def blocked_run(name: str, env: Env) -> tuple[subprocess.Popen, set[int]]:
         return (os.path.exists(lock) and any(n.startswith(f".{output}.kcooc-") for n in names)
                 and (prefix is None or any(n.startswith(prefix) for n in names)))
 
-    try:
-        wait_for(lambda: waiting() or process.poll() is not None, "the run's lock, temporaries and scratch directory")
-        assert process.poll() is None, process.stderr.read().decode()
-    except BaseException:
-        process.kill()  # a failed test leaves no process behind
-        raise
+    wait_while_running(process, waiting, "the run's lock, temporaries and scratch directory")
     return process, descendants(process.pid)
 
 
@@ -165,12 +181,7 @@ def test_signal_ends_the_run_cleanly(name, signum, code, inputs, tmp_path):
     process, children = blocked_run(name, env)
     before[str(env.out / "summary.fifo")] = "special"
     sent = time.monotonic()
-    process.send_signal(signum)
-    try:
-        process.wait(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == code, process.stderr.read().decode()
+    assert signalled(process, signum) == code, process.stderr.read().decode()
     assert "interrupted" in one_line(process.stderr.read()) or signum == signal.SIGTERM
     print(f"{name}: ended {time.monotonic() - sent:.2f} s after the signal")
     assert snapshot(tmp_path) == before  # no lock, no scratch, no temporary; the previous output intact
@@ -219,22 +230,14 @@ def test_sigterm_stops_the_workers(name, args, scratch, inputs, tmp_path):
     env.extra += args
     before = snapshot(tmp_path)
     process = start(env.cmd.argv(env))
-    contexts = lambda: [n for d in os.listdir(env.out) if d.startswith(scratch)  # noqa: E731
-                        for n in os.listdir(env.out / d) if n.startswith("kcooc-context-")]
-    try:
-        wait_for(lambda: (len(_children(process.pid)) >= 2 and contexts()) or process.poll() is not None,
-                 "two workers running a pass")
-        assert process.poll() is None, process.stderr.read().decode()
-    except BaseException:
-        process.kill()
-        raise
+
+    def contexts() -> list[str]:
+        return [n for d in os.listdir(env.out) if d.startswith(scratch)
+                for n in os.listdir(env.out / d) if n.startswith("kcooc-context-")]
+
+    wait_while_running(process, lambda: len(_children(process.pid)) >= 2 and contexts(), "two workers running a pass")
     workers = descendants(process.pid)
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == 143, process.stderr.read().decode()
+    assert signalled(process, signal.SIGTERM) == 143, process.stderr.read().decode()
     assert_gone(workers)
     assert snapshot(tmp_path) == before
 
@@ -482,12 +485,7 @@ def test_signal_removes_the_report_and_the_aligned_outputs(signum, code, inputs,
     for output in ("report.html", "kept.en", "kept.ja"):  # all written, none committed
         assert any(n.startswith(f".{output}.kcooc-{process.pid}-") for n in names), names
     before[str(env.out / "summary.fifo")] = "special"
-    process.send_signal(signum)
-    try:
-        process.wait(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == code, process.stderr.read().decode()
+    assert signalled(process, signum) == code, process.stderr.read().decode()
     assert snapshot(tmp_path) == before
     assert_gone(children | {process.pid})
 
@@ -548,20 +546,11 @@ def test_signal_removes_ca_embeds_report(inputs, tmp_path):
     env.options["--report"] = str(env.out / "report.html")
     before = snapshot(tmp_path)
     process, children = blocked_run("ca embed", env)
-    try:  # the vectors' temporary may come first: wait for the page's too (the run then waits on the summary)
-        wait_for(lambda: any(n.startswith(f".report.html.kcooc-{process.pid}-") for n in os.listdir(env.out))
-                 or process.poll() is not None, "the report's temporary")
-        assert process.poll() is None, process.stderr.read().decode()
-    except BaseException:
-        process.kill()
-        raise
+    # the vectors' temporary may come first: wait for the page's too (the run then waits on the summary)
+    wait_while_running(process, lambda: any(n.startswith(f".report.html.kcooc-{process.pid}-")
+                                            for n in os.listdir(env.out)), "the report's temporary")
     before[str(env.out / "summary.fifo")] = "special"
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == 143, process.stderr.read().decode()
+    assert signalled(process, signal.SIGTERM) == 143, process.stderr.read().decode()
     assert snapshot(tmp_path) == before
     assert_gone(children | {process.pid})
 
