@@ -47,17 +47,20 @@ DIAGONALS = (0.0, 1.0, 2.0, 4.0, 8.0)  # candidate lambdas of the diagonal prior
 
 def token_sequences(sentences: list[str], buckets: int) -> tuple[np.ndarray, np.ndarray]:
     """Each sentence's hashed token ids (int32 in [0, buckets)) in their order, as CSR rows (ids, indptr)."""
-    codes, sentence_of, n = lowered(sentences)
-    ids, counts, _ = _token_sequences(codes, sentence_of, n, buckets, SEPARATORS, CJK, IDENTITY, False)
+    return token_ids(lowered(sentences), buckets)
+
+
+def token_ids(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """``token_sequences`` of ``text``, the sentences' ``lowered`` code points (for a caller that has them)."""
+    ids, counts, _ = _token_sequences(*text, buckets, SEPARATORS, CJK, IDENTITY, False)
     return ids, np.concatenate([[0], np.cumsum(counts)])
 
 
-def folded_tokens(sentences: list[str], buckets: int, fold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The tokens of ``token_sequences`` (same order and boundaries), hashed with each BMP code point
+def folded_tokens(text: tuple, buckets: int, fold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The tokens of ``token_ids(text)`` (same order and boundaries), hashed with each BMP code point
     mapped by ``fold`` and a letter equal to the one before it skipped, and whether a letter of each
     token folded (word_typicality.py's spelling keys)."""
-    codes, sentence_of, n = lowered(sentences)
-    ids, _, folded = _token_sequences(codes, sentence_of, n, buckets, SEPARATORS, CJK, fold, True)
+    ids, _, folded = _token_sequences(*text, buckets, SEPARATORS, CJK, fold, True)
     return ids, folded
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from ..encoders import sort_segment
 from ..hashing import FNV_OFFSET, FNV_PRIME, finish32, mix64, splitmix64
 from ..text import SEPARATORS, TextStats, lowered
-from .alignment import token_sequences
+from .alignment import token_ids
 from .patterns import PATTERNS, canonical_item
 from .spelled_numbers import complete_numbers
 from .word_typicality import WORD_TYPICALITY_FEATURES, accented_counts, spelling, swaps
@@ -271,15 +271,16 @@ class CorpusCounts:
     def count(cls, src: list[str], tgt: list[str], fluency_buckets: int, word_buckets: int) -> "CorpusCounts":
         tables: dict[str, list] = {"trigrams": [], "contexts": [], "words": [], "bigrams": [], "accented": []}
         for sentences in (src, tgt):
-            trigram, context, _ = trigram_ids(lowered(sentences), fluency_buckets)
+            text = lowered(sentences)  # once per side: trigrams, words and spelling keys
+            trigram, context, _ = trigram_ids(text, fluency_buckets)
             tables["trigrams"].append(np.bincount(trigram, minlength=fluency_buckets))
             tables["contexts"].append(np.bincount(context, minlength=fluency_buckets))
-            previous, word, _ = word_bigrams(sentences, word_buckets)
+            previous, word, _ = word_bigrams(text, word_buckets)
             words = np.bincount(word, minlength=word_buckets)
             words[0] = np.count_nonzero(previous == 0)  # the sentences with a word: the first words' context
             tables["words"].append(words)
             tables["bigrams"].append(np.bincount(bigram_ids(previous, word, word_buckets), minlength=word_buckets))
-            tables["accented"].append(accented_counts(sentences, word_buckets))
+            tables["accented"].append(accented_counts(text, word_buckets))
         return cls(**{name: np.stack(rows).astype(np.int32) for name, rows in tables.items()})
 
     def merge(self, other: "CorpusCounts") -> "CorpusCounts":
@@ -300,16 +301,16 @@ class CorpusCounts:
                 "accented": self.accented}
 
 
-def word_bigrams(sentences: list[str], word_buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every word of the sentences (alignment.token_sequences: hashed into ids 1 .. word_buckets - 1)
-    with the word before it (0 before the first), and its sentence."""
-    ids, indptr = token_sequences(sentences, word_buckets - 1)
+def word_bigrams(text: tuple, word_buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every word of the sentences (``text``: their ``lowered`` code points; alignment.token_ids: hashed
+    into ids 1 .. word_buckets - 1) with the word before it (0 before the first), and its sentence."""
+    ids, indptr = token_ids(text, word_buckets - 1)
     word = ids.astype(np.int64) + 1
     lengths = np.diff(indptr)
     first = np.zeros(word.size, dtype=bool)
     first[indptr[:-1][lengths > 0]] = True
     previous = np.where(first, 0, np.r_[0, word[:-1]])
-    return previous, word, np.repeat(np.arange(len(sentences)), lengths)
+    return previous, word, np.repeat(np.arange(text[2]), lengths)
 
 
 def bigram_ids(previous: np.ndarray, word: np.ndarray, word_buckets: int) -> np.ndarray:
@@ -344,11 +345,12 @@ class CorpusModel:
 
     def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
         """The CORPUS_FEATURES of each pair, (n, 8) float32."""
-        n, columns = len(src), [self.fluency(lowered(side), i) for i, side in enumerate((src, tgt))]
-        words = [word_bigrams(side, self.word_buckets) for side in (src, tgt)]
+        n, texts = len(src), [lowered(side) for side in (src, tgt)]  # each side lowered once
+        columns = [self.fluency(text, i) for i, text in enumerate(texts)]
+        words = [word_bigrams(text, self.word_buckets) for text in texts]
         columns += [self.word_fluency(w, i, n) for i, w in enumerate(words)]
-        columns += [spelling(side, word, sentence, self.contexts[i], self.accented[i])
-                    for i, (side, (_, word, sentence)) in enumerate(zip((src, tgt), words))]
+        columns += [spelling(text, word, sentence, self.contexts[i], self.accented[i])
+                    for i, (text, (_, word, sentence)) in enumerate(zip(texts, words))]
         columns += [swaps(*w, n, self.bigrams[i], lambda v, x: bigram_ids(v, x, self.word_buckets))
                     for i, w in enumerate(words)]
         return np.column_stack(columns).astype(np.float32)

@@ -56,27 +56,30 @@ def _fold_table() -> np.ndarray:
 FOLD = _fold_table()
 
 
-def spelling_keys(sentences: list[str], buckets: int) -> tuple[np.ndarray, np.ndarray]:
+def spelling_keys(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray]:
     """Each word's key, hashed into [0, buckets) (in the order and with the boundaries of
-    ``alignment.token_sequences``), and whether the word had a letter that folds."""
-    keys, accented = folded_tokens(sentences, buckets, FOLD)
+    ``alignment.token_ids``), and whether the word had a letter that folds; ``text``: the sentences'
+    ``lowered`` code points."""
+    keys, accented = folded_tokens(text, buckets, FOLD)
     return keys.astype(np.int64), accented
 
 
-def accented_counts(sentences: list[str], buckets: int) -> np.ndarray:
-    """accented(key): per hashed key, the corpus's words with that key that had a diacritic."""
-    keys, accented = spelling_keys(sentences, buckets)
+def accented_counts(text: tuple, buckets: int) -> np.ndarray:
+    """accented(key): per hashed key, the words of ``text`` (``lowered`` sentences) with that key that had a
+    diacritic."""
+    keys, accented = spelling_keys(text, buckets)
     return np.bincount(keys[accented], minlength=buckets)
 
 
-def spelling(sentences: list[str], word: np.ndarray, sentence: np.ndarray, words: np.ndarray,
+def spelling(text: tuple, word: np.ndarray, sentence: np.ndarray, words: np.ndarray,
              accented: np.ndarray) -> np.ndarray:
-    """Each sentence's lowest spelling(w) (module docstring); ``word``, ``sentence``: its words' ids in
-    the ``words`` counts and their sentences (features.word_bigrams), ``accented``: accented_counts."""
-    keys, had_accent = spelling_keys(sentences, accented.size)
+    """Each sentence's lowest spelling(w) (module docstring); ``text``: the sentences' ``lowered`` code
+    points, ``word``, ``sentence``: their words' ids in the ``words`` counts and their sentences
+    (features.word_bigrams), ``accented``: accented_counts."""
+    keys, had_accent = spelling_keys(text, accented.size)
     count = words[word]
     log_share = np.where(had_accent, 0.0, np.log((count + 0.5) / (count + accented[keys] + 0.5)))
-    return lowest(log_share, sentence, len(sentences))
+    return lowest(log_share, sentence, text[2])
 
 
 def swaps(previous: np.ndarray, word: np.ndarray, sentence: np.ndarray, n: int, bigrams: np.ndarray,
