@@ -136,7 +136,8 @@ filter-eval-heldout: install-data data-parallel data-parallel-ood $(OPUSFILTER_V
 	$(PYTHON) -m scripts.experiments.filtering.eval_filtering --data $(DATA)/parallel --pairs '' \
 		--ood es-programs,sv-programs,hu-programs,el-programs --opusfilter-venv $(OPUSFILTER_VENV) \
 		--bicleaner-venv $(BICLEANER_VENV) --workdir $(RUNS)/filter-eval-heldout \
-		--out docs/results-filtering-heldout.md --json docs/results-filtering-heldout.json
+		--out docs/results-filtering-heldout.md --json docs/results-filtering-heldout.json \
+		--notes filtering_heldout_notes.md
 
 # The same benchmark on en-ja only; with ASPEC-JE at $(DATA)/aspec/train-1.txt (its
 # `score ||| id ||| n ||| ja ||| en` lines) it runs on ASPEC instead -> docs/results-filtering-aspec.md.

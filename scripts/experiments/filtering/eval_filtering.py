@@ -590,6 +590,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", default="runs/filter-eval")
     parser.add_argument("--out", default="docs/results-filtering.md")
+    parser.add_argument("--notes", default="filtering_notes.md",
+                        help="the hand-written notes the page ends with (a file beside this script)")
     parser.add_argument("--json", default=None, help="also write every number of the page here (JSON, to diff runs)")
     parser.add_argument("--report-only", action="store_true",
                         help="rewrite --out (and --json) from the numbers the last run saved in --workdir (after "
@@ -724,12 +726,16 @@ def headline(e: dict) -> dict:
 
 
 def write_results(args, evaluations: dict, seconds: float) -> None:
-    command = (f"python -m scripts.experiments.filtering.eval_filtering --data {args.data} --pairs {args.pairs} "
+    pairs = args.pairs or "''"
+    command = (f"python -m scripts.experiments.filtering.eval_filtering --data {args.data} --pairs {pairs} "
                f"--ood {args.ood} --per-source {args.per_source} --ood-pairs {args.ood_pairs} --rate {args.rate} "
                f"--seed {args.seed}"
                + (f" --opusfilter-venv {args.opusfilter_venv}" if args.opusfilter_venv else "")
                + (f" --bicleaner-venv {args.bicleaner_venv}" if args.bicleaner_venv else "")
-               + f" --out {args.out}" + (f" --json {args.json}" if args.json else ""))
+               + f" --out {args.out}" + (f" --json {args.json}" if args.json else "")
+               + (f" --notes {args.notes}" if args.notes != "filtering_notes.md" else ""))
+    target = "filter-eval-heldout" if args.notes == "filtering_heldout_notes.md" else "filter-eval"
+    noise_notes = "below" if args.notes == "filtering_notes.md" else "in [results-filtering.md](results-filtering.md)"
     inside = {name: e for name, e in evaluations.items() if e["in_distribution"]}
     outside = {name: e for name, e in evaluations.items() if not e["in_distribution"]}
 
@@ -748,14 +754,15 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
 
     lines = [
         "# Parallel-corpus filtering: a labelled benchmark on real corpora", "",
-        f"Made by `make filter-eval` (= `{command}`), {seconds / 60:.1f} min in all on 2 cores.", "",
-        f"In-distribution corpora (from `make data-parallel`, Debian packages only): {corpora(inside)}.",
-        f"Out-of-distribution corpora (from `make data-parallel-ood`): {corpora(outside)}.",
+        f"Made by `make {target}` (= `{command}`), {seconds / 60:.1f} min in all on 2 cores.", "",
+        *([f"In-distribution corpora (from `make data-parallel`, Debian packages only): {corpora(inside)}."]
+          if inside else []),
+        *([f"Out-of-distribution corpora (from `make data-parallel-ood`): {corpora(outside)}."] if outside else []),
         f"{args.rate:.0%} of each corpus is replaced by noise, equal shares of its kinds: the {len(KINDS)} "
         f"in-distribution kinds, and on the out-of-distribution corpora also the {len(OOD_KINDS)} kinds the learned "
-        "score never trains on (see *How the noise is made* below). AUC: ROC-AUC of clean pairs above noisy ones "
-        "(1 = perfect, .5 = chance), overall and against each kind alone. P = R: precision (= recall) of the "
-        f"lowest-scored {args.rate:.0%} taken as the noise. All ranking rows score every pair with hard rules off. "
+        f"score never trains on (see *How the noise is made* {noise_notes}). AUC: ROC-AUC of clean pairs above "
+        "noisy ones (1 = perfect, .5 = chance), overall and against each kind alone. P = R: precision (= recall) of "
+        f"the lowest-scored {args.rate:.0%} taken as the noise. All ranking rows score every pair with hard rules off. "
         "In every table the best value of a column is bold, and a kcooc cell that some peer (any row not named "
         "kcooc) beats is marked †.", "",
         "## Headline: the learned score on every test set", "",
@@ -819,7 +826,7 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
                       + ", ".join(next(iter(f)) for f in o["filters"])
                       + "); its classifier features: "
                       + ", ".join(f"{k} ({v['clean-direction']})" for k, v in o["features"].items()) + "."]
-    write_report(args.out, lines, "filtering_notes.md")
+    write_report(args.out, lines, args.notes)
     if args.json:
         write_json(args.json, command, evaluations, seconds)
     print("\n".join(lines))
