@@ -140,7 +140,7 @@ def _cholesky(H: np.ndarray):
 
 def fit_logistic(X: np.ndarray, y: np.ndarray, regularization: float, tol: float = 1e-6, max_iter: int = 100,
                  start: tuple[np.ndarray, float] | None = None, nonnegative: np.ndarray | None = None,
-                 penalties: np.ndarray | None = None, hessian_rows: int = 8192) -> tuple[np.ndarray, float]:
+                 penalties: np.ndarray | None = None, hessian_rows: int = 4096) -> tuple[np.ndarray, float]:
     """L2-regularised logistic regression (w, b) by Newton's method with a backtracking line search
     (Nocedal & Wright 2006, Alg. 3.1): the minimum over (w, b) of the mean over rows of
     log(1 + exp(z)) - y z, z = X w + b, plus sum_j r_j w_j^2 / (2 C n) (C = ``regularization``, r_j

@@ -262,10 +262,12 @@ def test_learned_score_explains_drops_and_reports_its_validation(tmp_path, detec
              "words_tgt", "numbers_mismatch", "placeholders_mismatch", "glyphs_src", "glyphs_tgt", "repeats_src",
              "repeats_tgt", "long_words_src", "long_words_tgt", "caps_gap", "symbols_gap", "copy", "align_tgt",
              "align_src", "cover_src", "cover_tgt", "order", "token_ratio", "encoding_src", "encoding_tgt",
-             "spaced_src", "spaced_tgt", "initial_case", "spelling_src", "spelling_tgt", "swaps_src", "swaps_tgt"}
+             "spaced_src", "spaced_tgt", "initial_case", "spelling_src", "spelling_tgt", "swaps_src", "swaps_tgt",
+             "foreign_src", "foreign_tgt"}
     ratios = {"char_ratio", "word_ratio", "token_ratio"}
-    inputs = names - {"tgt_lang", "src_chars", "tgt_chars"} - ratios | {f"{r}_{side}" for r in ratios
-                                                                      for side in ("above", "below")}
+    gate_only = {"tgt_lang", "foreign_src", "foreign_tgt"}  # the gate's, no input of the model
+    inputs = names - gate_only - {"src_chars", "tgt_chars"} - ratios | {f"{r}_{side}" for r in ratios
+                                                                         for side in ("above", "below")}
     # what lowered a dropped line most: a language gate, or one input (of the detector that fired most)
     prefixes = [f"{detector}:" for detector in set(NOISE_FAMILIES.values())] if detectors else [""]
     reasons = {prefix + name for prefix in prefixes for name in inputs} | {"tgt_lang", "src_lang"}

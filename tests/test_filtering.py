@@ -257,7 +257,14 @@ from kcooc.filtering.alignment import TOKEN_LIMIT as ALIGNMENT_TOKEN_LIMIT  # no
 from kcooc.filtering.classifier import PairClassifier  # noqa: E402
 from kcooc.filtering.learning import train  # noqa: E402
 from kcooc.filtering.mismatch import mismatch_features  # noqa: E402
-from kcooc.filtering.noise import MINHASHES, NOISE_FAMILIES, NOISE_KINDS, similar_partners, synthesize  # noqa: E402
+from kcooc.filtering.noise import (  # noqa: E402
+    MINHASHES,
+    NOISE_FAMILIES,
+    NOISE_KINDS,
+    length_matched_partners,
+    similar_partners,
+    synthesize,
+)
 from kcooc.hashing import mix64  # noqa: E402
 from kcooc.text import CJK, SEPARATORS  # noqa: E402
 
@@ -693,6 +700,18 @@ def test_corpus_features_equal_a_per_pair_reference():
     # the targets without the diacritics the corpus writes lose spelling typicality; those with them keep 0
     assert (np.array(expected)[[-8, -6, -4], 5] < 0).all() and (np.array(expected)[[-10, -9, -7, -5], 5] == 0).all()
     assert np.array(expected)[-1, 6] < 0 and (np.array(expected)[:, 6:] <= 0).all()  # 'the open' is 'open the'
+
+
+def test_a_misaligned_target_is_the_next_one_in_length():
+    _, tgt = read_en_ja(300)
+    partner = length_matched_partners(tgt, seed=3)
+    assert sorted(partner) == list(range(300)) and (partner != np.arange(300)).all()  # a derangement
+    lengths = np.array([len(t) for t in tgt])
+    cycle = [int(np.argmin(lengths))]  # from the shortest, each partner is the next longer (ties: any order)
+    while len(cycle) < 300:
+        cycle.append(int(partner[cycle[-1]]))
+    assert sorted(cycle) == list(range(300)) and (np.diff(lengths[cycle]) >= 0).all()
+    assert np.array_equal(length_matched_partners(tgt, seed=3), partner)
 
 
 def test_synthetic_noise_kinds_are_what_the_docstring_says_and_seeded():

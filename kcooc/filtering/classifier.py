@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, check_fitted
-from .gate import GATED, LanguageGate
+from .gate import FOREIGN, GATED, LanguageGate
 from .monotone import MonotoneLogistic
 from .typicality import Typicality, feature_noise
 
@@ -124,14 +124,15 @@ class PairClassifier:
                  detectors: tuple[str, ...] | list[str] = ("noise",), gated: tuple[str, ...] | list[str] = GATED,
                  source_language_prior: float | None = None, feature_noise: float = 1.0,
                  feature_noise_tail: float = 0.02, typicality_share: float = 0.001, typicality_weight: float = 0.5):
-        unknown = sorted(set(names) - set(ORIENTATION) - set(DEVIATIONS))
+        unknown = sorted(set(names) - set(ORIENTATION) - set(DEVIATIONS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
         self.names, self.regularization, self.seed, self.detectors = list(names), regularization, seed, list(detectors)
         self.feature_noise, self.feature_noise_tail = feature_noise, feature_noise_tail
         self.typicality_share, self.typicality_weight = typicality_share, typicality_weight
         self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated)
-        self.columns = [k for k, name in enumerate(self.names) if name not in self.gate.gated]
+        self.columns = [k for k, name in enumerate(self.names)  # a side's foreign letters: the gate's alone
+                        if name not in self.gate.gated and name not in FOREIGN.values()]
         self.deviation_columns = [k for k in self.columns if self.names[k] in DEVIATIONS]
         inputs = self.input_names
         self.orientation = np.array([-1 if name.endswith(("_above", "_below")) else ORIENTATION[name]

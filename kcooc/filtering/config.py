@@ -119,7 +119,9 @@ class LearnConfig:
                              "expected language gates the score, trusted as much as the identifier proved right on "
                              "clean sampled sides of the same length (those that the other features, without the "
                              "gate, find credible: all but learn.doubtful_share); the source side's is an input of "
-                             "the classifier and a gentler gate (learn.source_language_prior)")
+                             "the classifier and a gentler gate (learn.source_language_prior); a gated side with "
+                             "letters its language's legacy code page cannot write keeps max(1 - s, .01)^16 of its "
+                             "score (s: their share)")
     doubtful_share: float = option(0.3, "share of the sampled pairs (the clean examples, which are the corpus's own "
                                    "and so hold its noise) that a first fit scores lowest and the final fit leaves out",
                                    Range(0, 1, high_open=True))

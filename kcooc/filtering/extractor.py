@@ -8,8 +8,10 @@ import numpy as np
 
 from ..text import TextStats
 from .alignment import ALIGNMENT_FEATURES, AlignmentModel, token_sequences
+from .charsets import foreign_shares
 from .damage import DAMAGE_FEATURES, damage_features
 from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features, pair_items
+from .gate import FOREIGN
 from .mismatch import MISMATCH_FEATURES, mismatch_features
 
 
@@ -17,7 +19,8 @@ def feature_names(src_lang: str | None, tgt_lang: str | None, languages: bool = 
     """Features in the order of the columns: the per-pair ones (from the pair alone), then PHSIC and
     the ones from corpus statistics."""
     language = [name for name, code in zip(LANGUAGE_FEATURES, (src_lang, tgt_lang)) if languages and code]
-    return [*PAIR_FEATURES, *MISMATCH_FEATURES, *DAMAGE_FEATURES, *language, "phsic", *CORPUS_FEATURES,
+    foreign = [FOREIGN[name] for name in language]
+    return [*PAIR_FEATURES, *MISMATCH_FEATURES, *DAMAGE_FEATURES, *language, *foreign, "phsic", *CORPUS_FEATURES,
             *ALIGNMENT_FEATURES]
 
 
@@ -39,7 +42,7 @@ class FeatureExtractor:
             self.identifier = LanguageIdentifier()
 
     def pair(self, src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
-        """The per-pair features (lengths, agreement, mismatch, damage, language ID), float32 (one row
+        """The per-pair features (lengths, agreement, mismatch, damage, language ID, foreign letters), float32 (one row
         per pair); ``s``, ``t``: the sides' text statistics."""
         items = pair_items(src, tgt, s, t)
         tokens = token_sequences(src, 1 << 30), token_sequences(tgt, 1 << 30)
@@ -47,6 +50,8 @@ class FeatureExtractor:
                    damage_features(src, tgt, s, t, *tokens)]
         for side, code in zip(self.sides, self.languages):
             columns.append(self.identifier.probability((src, tgt)[side], code).astype(np.float32)[:, None])
+        for side, code in zip(self.sides, self.languages):
+            columns.append(foreign_shares((src, tgt)[side], code, (tgt, src)[side])[:, None])
         return np.hstack(columns)
 
     def statistical(self, src: list[str], tgt: list[str], X, Y) -> np.ndarray:

@@ -5,7 +5,8 @@ Each clean example (a pair of the seeded sample of the corpus) gets exactly one 
 kinds in turn over a seeded permutation. These are the only noise kinds the classifier is trained
 on (an evaluation should use other noise, or other generators of it):
 
-* ``misaligned``: the target of another sampled pair (a derangement of the sample);
+* ``misaligned``: the target of the sampled pair whose target is next in length (a derangement of the
+  sample): the sides are as long as a translation's, so the model learns what else tells them apart;
 * ``near_miss``: the target of the sampled pair whose source is most like this one's (the
   first of ``MINHASHES`` MinHash signatures of its source words that another pair shares,
   Broder 1997; a random other pair when none does): a translation of a similar segment, which
@@ -151,6 +152,16 @@ def similar_partners(src: list[str], tgt: list[str], fallback: np.ndarray, seed:
     return np.where(bad, fallback, partner)
 
 
+def length_matched_partners(tgt: list[str], seed: int) -> np.ndarray:
+    """Each pair's partner: the pair whose target is next in length (characters; ties in a seeded
+    order), a derangement, so that a misaligned target is about as long as the one it replaces."""
+    n = len(tgt)
+    by_length = np.lexsort((np.random.default_rng([seed, 1]).random(n), [len(t) for t in tgt]))
+    partner = np.empty(n, dtype=np.int64)
+    partner[by_length] = np.roll(by_length, -1)
+    return partner
+
+
 def synthesize(src: list[str], tgt: list[str], seed: int,
                kinds: Sequence[str] | None = None) -> tuple[list[str], list[str], np.ndarray]:
     """One noisy pair per clean pair: (sources, targets, kind index into NOISE_KINDS). Only the
@@ -164,12 +175,13 @@ def synthesize(src: list[str], tgt: list[str], seed: int,
     partner = np.empty(n, dtype=np.int64)
     partner[order] = np.roll(order, -1)  # a derangement: no pair gets its own target (for n > 1)
     similar = similar_partners(src, tgt, partner, seed)
+    matched = length_matched_partners(tgt, seed)
     noisy_src, noisy_tgt = list(src), list(tgt)
     for i in range(n):
         s, t, kind = src[i], tgt[i], NOISE_KINDS[kinds[i]]
         on_target = rng.random() < 2 / 3
         if kind == "misaligned":
-            noisy_tgt[i] = tgt[partner[i]]
+            noisy_tgt[i] = tgt[matched[i]]
         elif kind == "near_miss":
             noisy_tgt[i] = tgt[similar[i]]
         elif kind == "truncated":

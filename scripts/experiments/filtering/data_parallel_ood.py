@@ -37,7 +37,8 @@ DESKTOP = ("libgtk-3-common", "libglib2.0-data", "gedit-common", "evince-common"
            "pidgin-data", "gnumeric-common", "synaptic", "meld")
 # locale directory -> file suffix: the benchmark's target languages and the wrong-language material for them
 PROGRAM_LANGUAGES = {"ru": "ru", "uk": "uk", "ko": "ko", "pl": "pl", "cs": "cs", "de": "de", "fr": "fr", "ja": "ja",
-                     "zh_CN": "zh", "nl": "nl", "it": "it"}
+                     "zh_CN": "zh", "nl": "nl", "it": "it", "es": "es", "pt_BR": "pt", "sv": "sv", "da": "da",
+                     "el": "el", "hu": "hu", "sk": "sk"}
 DESCRIPTION_LANGUAGES = {"ru": "ru", "uk": "uk", "ko": "ko", "pl": "pl", "cs": "cs"}
 MNEMONIC = re.compile(r"(?<![%_&])[_&](?=\w)")
 CJK_MNEMONIC = re.compile(r"\s*\([_&]\w\)")

@@ -26,7 +26,8 @@ same corpus wherever possible (``KINDS``):
 These kinds come from the same ideas as the learned score's training noise, so that part measures
 the score in distribution. *Out of distribution* (``--ood``, ``OOD_SETS``): corpora of other
 sources and languages (``data_parallel_ood.py``: program catalogues of command-line tools and
-desktop applications in en-de/fr/ja, and en-ru, en-ko, en-pl with package descriptions too), with
+desktop applications in en-de/fr/ja/it/nl/es/sv/hu/el, and en-ru, en-ko, en-pl, en-uk, en-cs with
+package descriptions too; ``HELD_OUT`` sets are scored apart, by ``make filter-eval-heldout``), with
 the seven kinds above and the seven of ``ood_noise.OOD_KINDS`` (misordered words, mojibake, lost
 spaces, HTML residue, repeated text, a length-matched segment of another source, romanised text),
 which neither the training noise nor ``KINDS`` makes. On every test set the learned score is also
@@ -87,15 +88,20 @@ OOD_SETS = {
     "de-programs": ("de", ["programs-en-de.tsv"], ["programs-en-nl.tsv"], "Latin"),
     "fr-programs": ("fr", ["programs-en-fr.tsv"], ["programs-en-it.tsv"], "Latin"),
     "ja-programs": ("ja", ["programs-en-ja.tsv"], ["programs-en-zh.tsv"], None),
-    # held out: first scored after the features of the learned score were fixed (HELD_OUT)
+    # held out until the learned score's features were fixed; development sets of the round that added foreign letters
     "uk": ("uk", ["descriptions-en-uk.tsv", "programs-en-uk.tsv"], ["descriptions-en-ru.tsv", "programs-en-ru.tsv"],
            "Cyrillic"),
     "cs": ("cs", ["descriptions-en-cs.tsv", "programs-en-cs.tsv"], ["descriptions-en-pl.tsv", "programs-en-pl.tsv"],
            "Latin"),
     "it-programs": ("it", ["programs-en-it.tsv"], ["programs-en-fr.tsv"], "Latin"),
     "nl-programs": ("nl", ["programs-en-nl.tsv"], ["programs-en-de.tsv"], "Latin"),
+    # held out: first scored after that round's choices were made (HELD_OUT; make filter-eval-heldout)
+    "es-programs": ("es", ["programs-en-es.tsv"], ["programs-en-pt.tsv"], "Latin"),
+    "sv-programs": ("sv", ["programs-en-sv.tsv"], ["programs-en-da.tsv"], "Latin"),
+    "hu-programs": ("hu", ["programs-en-hu.tsv"], ["programs-en-sk.tsv"], "Latin"),
+    "el-programs": ("el", ["programs-en-el.tsv"], ["programs-en-ru.tsv"], "Greek"),
 }
-HELD_OUT = ("uk", "cs", "it-programs", "nl-programs")
+HELD_OUT = ("es-programs", "sv-programs", "hu-programs", "el-programs")
 HELD_OUT_TITLES = {"en-" + name.replace("-", " ") for name in HELD_OUT}  # as title() writes them
 # evaluation kind -> the family of training noise (noise.NOISE_FAMILIES) closest to it: left out of training for its
 # leave-one-family-out AUC
@@ -568,8 +574,9 @@ def main() -> None:
                         "data_parallel_ood.py")
     parser.add_argument("--pairs", default="ja,de,fr",
                         help="in-distribution target languages to evaluate ('' for none)")
-    parser.add_argument("--ood", default=",".join(OOD_SETS),
-                        help="out-of-distribution test sets to evaluate ('' for none)")
+    parser.add_argument("--ood", default=",".join(name for name in OOD_SETS if name not in HELD_OUT),
+                        help="out-of-distribution test sets to evaluate ('' for none; by default all but HELD_OUT, "
+                        "which make filter-eval-heldout scores on a page of their own)")
     parser.add_argument("--fasttext", default="data/fasttext", help="en-100.bin and ja-100.bin for the paper's row")
     parser.add_argument("--opusfilter-venv", default=None,
                         help="virtualenv with opusfilter installed (rows skipped if unset)")
@@ -583,6 +590,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", default="runs/filter-eval")
     parser.add_argument("--out", default="docs/results-filtering.md")
+    parser.add_argument("--notes", default="filtering_notes.md",
+                        help="the hand-written notes the page ends with (a file beside this script)")
     parser.add_argument("--json", default=None, help="also write every number of the page here (JSON, to diff runs)")
     parser.add_argument("--report-only", action="store_true",
                         help="rewrite --out (and --json) from the numbers the last run saved in --workdir (after "
@@ -717,12 +726,16 @@ def headline(e: dict) -> dict:
 
 
 def write_results(args, evaluations: dict, seconds: float) -> None:
-    command = (f"python -m scripts.experiments.filtering.eval_filtering --data {args.data} --pairs {args.pairs} "
+    pairs = args.pairs or "''"
+    command = (f"python -m scripts.experiments.filtering.eval_filtering --data {args.data} --pairs {pairs} "
                f"--ood {args.ood} --per-source {args.per_source} --ood-pairs {args.ood_pairs} --rate {args.rate} "
                f"--seed {args.seed}"
                + (f" --opusfilter-venv {args.opusfilter_venv}" if args.opusfilter_venv else "")
                + (f" --bicleaner-venv {args.bicleaner_venv}" if args.bicleaner_venv else "")
-               + f" --out {args.out}" + (f" --json {args.json}" if args.json else ""))
+               + f" --out {args.out}" + (f" --json {args.json}" if args.json else "")
+               + (f" --notes {args.notes}" if args.notes != "filtering_notes.md" else ""))
+    target = "filter-eval-heldout" if args.notes == "filtering_heldout_notes.md" else "filter-eval"
+    noise_notes = "below" if args.notes == "filtering_notes.md" else "in [results-filtering.md](results-filtering.md)"
     inside = {name: e for name, e in evaluations.items() if e["in_distribution"]}
     outside = {name: e for name, e in evaluations.items() if not e["in_distribution"]}
 
@@ -741,14 +754,15 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
 
     lines = [
         "# Parallel-corpus filtering: a labelled benchmark on real corpora", "",
-        f"Made by `make filter-eval` (= `{command}`), {seconds / 60:.1f} min in all on 2 cores.", "",
-        f"In-distribution corpora (from `make data-parallel`, Debian packages only): {corpora(inside)}.",
-        f"Out-of-distribution corpora (from `make data-parallel-ood`): {corpora(outside)}.",
+        f"Made by `make {target}` (= `{command}`), {seconds / 60:.1f} min in all on 2 cores.", "",
+        *([f"In-distribution corpora (from `make data-parallel`, Debian packages only): {corpora(inside)}."]
+          if inside else []),
+        *([f"Out-of-distribution corpora (from `make data-parallel-ood`): {corpora(outside)}."] if outside else []),
         f"{args.rate:.0%} of each corpus is replaced by noise, equal shares of its kinds: the {len(KINDS)} "
         f"in-distribution kinds, and on the out-of-distribution corpora also the {len(OOD_KINDS)} kinds the learned "
-        "score never trains on (see *How the noise is made* below). AUC: ROC-AUC of clean pairs above noisy ones "
-        "(1 = perfect, .5 = chance), overall and against each kind alone. P = R: precision (= recall) of the "
-        f"lowest-scored {args.rate:.0%} taken as the noise. All ranking rows score every pair with hard rules off. "
+        f"score never trains on (see *How the noise is made* {noise_notes}). AUC: ROC-AUC of clean pairs above "
+        "noisy ones (1 = perfect, .5 = chance), overall and against each kind alone. P = R: precision (= recall) of "
+        f"the lowest-scored {args.rate:.0%} taken as the noise. All ranking rows score every pair with hard rules off. "
         "In every table the best value of a column is bold, and a kcooc cell that some peer (any row not named "
         "kcooc) beats is marked †.", "",
         "## Headline: the learned score on every test set", "",
@@ -812,7 +826,7 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
                       + ", ".join(next(iter(f)) for f in o["filters"])
                       + "); its classifier features: "
                       + ", ".join(f"{k} ({v['clean-direction']})" for k, v in o["features"].items()) + "."]
-    write_report(args.out, lines, "filtering_notes.md")
+    write_report(args.out, lines, args.notes)
     if args.json:
         write_json(args.json, command, evaluations, seconds)
     print("\n".join(lines))

@@ -1,0 +1,61 @@
+"""Foreign letters (kcooc/filtering/charsets.py) and the gate factor they give (gate.py)."""
+
+import unicodedata
+
+import numpy as np
+
+from kcooc.filtering.charsets import CODE_PAGES, foreign_shares
+from kcooc.filtering.gate import FOREIGN_POWER, LanguageGate
+
+from conftest import DATA
+
+
+def naive_share(text, code, other):
+    """The definition, letter by letter: a non-Latin letter the code page cannot encode, absent from the other side."""
+    def foreign(c):
+        if not c.isalpha() or unicodedata.name(c, "").startswith("LATIN") or c in other:
+            return False
+        try:
+            c.encode(CODE_PAGES[code])
+            return False
+        except UnicodeEncodeError:
+            return True
+    letters = [c for c in text if c.isalpha()]
+    return sum(map(foreign, letters)) / len(letters) if letters else 0.0
+
+
+def fixture_pairs(name):
+    with open(f"{DATA}/{name}", encoding="utf-8") as f:
+        return [line.rstrip("\n").split("\t")[:2] for line in f]
+
+
+def test_foreign_shares_are_the_letter_by_letter_definition_on_real_sides():
+    japanese, chinese = fixture_pairs("en-ja.tsv"), fixture_pairs("en-zh-wrong.tsv")
+    src = [s for s, _ in japanese + chinese] + ["Kigo", "Dvořák", "Α, Β, Γ (Greek)", "x"]
+    tgt = [t for _, t in japanese + chinese] + ["囲碁、围棋、바둑", "ドヴォルザーク Dvořák", "Α, Β, Γ（ギリシャ文字）",
+                                                "→ ✓ 123"]
+    shares = foreign_shares(tgt, "ja", src)
+    np.testing.assert_allclose(shares, [naive_share(t, "ja", s) for s, t in zip(src, tgt)], rtol=1e-6)
+    assert not shares[: len(japanese)].any()  # no clean Japanese side has a letter Japanese does not write
+    assert np.mean(shares[len(japanese) : len(japanese) + len(chinese)] > 0) > 0.6  # most Chinese sides have some
+    assert shares[-4] == np.float32(3 / 6)  # 围 바 둑; Latin letters and letters the source has do not count
+    assert shares[-3] == shares[-2] == shares[-1] == 0
+    # Cyrillic in a side declared German; a language without a code page here, and no language: nothing
+    assert foreign_shares(["Größe", "Размер"], "de", ["Size", "Size"]).tolist() == [0.0, 1.0]
+    assert not foreign_shares(["对象颜色"], "zh", ["x"]).any() and not foreign_shares(["对象颜色"], None, ["x"]).any()
+
+
+def test_a_side_with_letters_its_language_does_not_write_loses_its_score_at_any_length():
+    names = ["tgt_chars", "tgt_lang", "foreign_tgt"]
+    pairs = fixture_pairs("en-ja.tsv")
+    tgt = [t for _, t in pairs]
+    G = np.column_stack([np.log1p([len(t) for t in tgt]), np.full(len(tgt), 0.9),
+                         foreign_shares(tgt, "ja", [s for s, _ in pairs])])
+    gate = LanguageGate(names).fit(G)
+    plain = LanguageGate(names[:2]).fit(G[:, :2])
+    shares = np.array([0.0, 0.05, 0.2, 0.5])
+    rows = np.column_stack([np.full(4, np.log1p(4)), np.full(4, 0.9), shares])
+    expected = plain.factors(rows[:, :2])[:, 0] * (1 - shares) ** FOREIGN_POWER
+    np.testing.assert_allclose(gate.factors(rows)[:, 0], expected)
+    assert np.all(np.diff(gate.factors(rows)[:, 0]) < 0)
+    assert gate.factors(rows)[2, 0] < 0.05  # one letter in five: a short Chinese string such as 表格单元格
