@@ -661,6 +661,9 @@ def test_corpus_features_equal_a_per_pair_reference():
 
     model = feat.CorpusModel(counts)
     a, b, prior = model.smoothing, model.interpolation, model.word_prior
+    raw_bigrams, raw_words = bigrams, words  # every sentence scored was counted: its own n-grams are looked up without itself
+    trigrams, contexts, words, bigrams = (np.maximum(c.astype(np.int64) - 1, 0)
+                                          for c in (trigrams, contexts, words, bigrams))
 
     def fluency_score(text, side):
         grams = naive_trigrams(text, fluency)
@@ -670,7 +673,7 @@ def test_corpus_features_equal_a_per_pair_reference():
                    for tri, ctx in grams) / len(grams)
 
     def word_score(text, side):  # CorpusModel's docstring: mean log p(w | v) / p(w) with `prior` words of 0
-        total = words[side, 1:].sum()
+        total = raw_words[side, 1:].sum()
         log_ratios = []
         for previous, word in naive_words(text, word_buckets):
             unigram = (words[side, word] + 0.5) / (total + 0.5 * word_buckets)
@@ -691,7 +694,7 @@ def test_corpus_features_equal_a_per_pair_reference():
     def swap_score(text, side):  # word_typicality.py: the lowest log (c(v w) + 1/2) / (c(w v) + 1/2), at most 0
         pairs = [pair for pair in naive_words(text, word_buckets) if pair[0]]
         return min([0.0] + [math.log((bigrams[side, naive_bigram(v, w, word_buckets)] + 0.5)
-                                     / (bigrams[side, naive_bigram(w, v, word_buckets)] + 0.5)) for v, w in pairs])
+                                     / (raw_bigrams[side, naive_bigram(w, v, word_buckets)] + 0.5)) for v, w in pairs])
 
     expected = [[fluency_score(s, 0), fluency_score(t, 1), word_score(s, 0), word_score(t, 1), spelling_score(s, 0),
                  spelling_score(t, 1), swap_score(s, 0), swap_score(t, 1)] for s, t in zip(src, tgt)]

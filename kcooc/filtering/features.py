@@ -326,6 +326,12 @@ class CorpusModel:
       B buckets, b = 4): a bigram model interpolated with the unigram one (Jelinek & Mercer 1980 with
       a count-dependent weight, as Witten-Bell smoothing has): misordered, garbled or glued words
       make bigrams and words the corpus does not have.
+
+    Every count a sentence's own n-gram is looked up with is lowered by the one occurrence the sentence
+    itself added (leave-one-out, floored at 0): a scored sentence was counted, and a word order or spelling
+    that only the sentence itself has is no evidence for it (without this, a misordered bigram that the
+    corpus has once, in that very sentence, would look as usual as its right order). For a corpus the
+    counts were not made on (a saved model), this is an absolute discount of one.
     """
 
     smoothing = 0.5
@@ -336,12 +342,13 @@ class CorpusModel:
     def __init__(self, counts: CorpusCounts):
         a = self.smoothing
         self.fluency_buckets = counts.trigrams.shape[1]
-        self.log_trigram = np.log(counts.trigrams + a)
-        self.log_context = np.log(counts.contexts + a * self.alphabet)
+        self.log_trigram = np.log(_others(counts.trigrams) + a)
+        self.log_context = np.log(_others(counts.contexts) + a * self.alphabet)
         self.word_buckets = counts.words.shape[1]
         total = counts.words[:, 1:].sum(axis=1, keepdims=True)
-        self.unigram = (counts.words + 0.5) / (total + 0.5 * self.word_buckets)
-        self.bigrams, self.contexts, self.accented = counts.bigrams, counts.words, counts.accented
+        self.contexts = _others(counts.words)
+        self.unigram = (self.contexts + 0.5) / (total + 0.5 * self.word_buckets)
+        self.bigrams, self.reverse_bigrams, self.accented = _others(counts.bigrams), counts.bigrams, counts.accented
 
     def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
         """The CORPUS_FEATURES of each pair, (n, 8) float32."""
@@ -351,8 +358,8 @@ class CorpusModel:
         columns += [self.word_fluency(w, i, n) for i, w in enumerate(words)]
         columns += [spelling(text, word, sentence, self.contexts[i], self.accented[i])
                     for i, (text, (_, word, sentence)) in enumerate(zip(texts, words))]
-        columns += [swaps(*w, n, self.bigrams[i], lambda v, x: bigram_ids(v, x, self.word_buckets))
-                    for i, w in enumerate(words)]
+        columns += [swaps(*w, n, self.bigrams[i], self.reverse_bigrams[i],
+                          lambda v, x: bigram_ids(v, x, self.word_buckets)) for i, w in enumerate(words)]
         return np.column_stack(columns).astype(np.float32)
 
     def fluency(self, text: tuple, side: int) -> np.ndarray:
@@ -376,3 +383,8 @@ class CorpusModel:
              / (self.contexts[side, previous] + b))
         total, count = np.bincount(sentence, np.log(p / unigram), minlength=n), np.bincount(sentence, minlength=n)
         return total / (count + self.word_prior)
+
+
+def _others(counts: np.ndarray) -> np.ndarray:
+    """Counts without the looked-up sentence's own occurrence (leave-one-out; CorpusModel)."""
+    return np.maximum(counts.astype(np.int64) - 1, 0)

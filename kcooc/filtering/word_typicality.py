@@ -23,7 +23,8 @@ count of the word bigram v w,
 
     swap(v w) = log (c(v w) + 1/2) / (c(w v) + 1/2),
 
-and a side's feature is its lowest adjacent pair's, at most 0 (0 for fewer than two words).
+and a side's feature is its lowest adjacent pair's, at most 0 (0 for fewer than two words); c(v w), the
+sentence's own bigram, is counted without the sentence's own occurrence (features.CorpusModel).
 
 Words and bigrams are hashed as the word fluency's (features.word_bigrams, ``CorpusCounts``).
 """
@@ -83,13 +84,15 @@ def spelling(text: tuple, word: np.ndarray, sentence: np.ndarray, words: np.ndar
 
 
 def swaps(previous: np.ndarray, word: np.ndarray, sentence: np.ndarray, n: int, bigrams: np.ndarray,
-          bigram_id) -> np.ndarray:
+          reverse_bigrams: np.ndarray, bigram_id) -> np.ndarray:
     """Each of ``n`` sentences' lowest swap(v w) (module docstring); ``previous``, ``word``, ``sentence``:
     features.word_bigrams (``previous`` 0 before a sentence's first word), ``bigrams``: the side's bigram
-    counts, ``bigram_id(v, w)``: their hashed ids."""
+    counts without the sentence's own (c(v w)), ``reverse_bigrams``: with them (c(w v)), ``bigram_id(v, w)``:
+    their hashed ids."""
     inside = previous > 0
     v, w = previous[inside], word[inside]
-    return lowest(np.log((bigrams[bigram_id(v, w)] + 0.5) / (bigrams[bigram_id(w, v)] + 0.5)), sentence[inside], n)
+    return lowest(np.log((bigrams[bigram_id(v, w)] + 0.5) / (reverse_bigrams[bigram_id(w, v)] + 0.5)),
+                  sentence[inside], n)
 
 
 def lowest(values: np.ndarray, sentence: np.ndarray, n: int) -> np.ndarray:
