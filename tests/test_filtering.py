@@ -804,21 +804,33 @@ def naive_alignment(src, tgt, buckets):
         return counts, log_likelihood
 
     sequences = [[[naive_hash(t) % buckets for t in naive_token_list(x)] for x in side] for side in (src, tgt)]
-    tables, lambdas = [], []
+    tables, lambdas, denominators = [], [], []
     for conditioning, words in (sequences, sequences[::-1]):
         table, lam = np.full((buckets + 1, buckets), 1 / buckets), 0.0
         for iteration in range(AlignmentModel.iterations):
             counts = e_step(conditioning, words, table, lam)[0] + AlignmentModel.smoothing
-            table = counts / counts.sum(axis=1, keepdims=True)
+            totals = counts.sum(axis=1)
+            table = counts / totals[:, None]
             if iteration == 0:
                 lam = max(DIAGONALS, key=lambda d: e_step(conditioning, words, table, d)[1])
         tables.append(table)
         lambdas.append(lam)
+        denominators.append(totals)
 
-    def viterbi_and_score(given, words, table, lam):
-        best, total = [], 0.0
+    def viterbi_and_score(given, words, table, lam, totals):
+        # the tables were fitted on every pair: each is scored without its own expected link counts
+        own = {}
         for j in range(len(words)):
             weights = [p * table[given[i], words[j]] for i, p in enumerate(prior(len(given), len(words), j, lam))]
+            total = p0 * table[buckets, words[j]] + sum(weights)
+            for i, weight in enumerate(weights):
+                own[given[i], words[j]] = own.get((given[i], words[j]), 0.0) + weight / total
+                own[given[i]] = own.get(given[i], 0.0) + weight / total
+        best, total = [], 0.0
+        for j in range(len(words)):
+            weights = [p * max(table[given[i], words[j]] * totals[given[i]] - own[given[i], words[j]],
+                               AlignmentModel.smoothing) / (totals[given[i]] - own[given[i]])
+                       for i, p in enumerate(prior(len(given), len(words), j, lam))]
             null = p0 * table[buckets, words[j]]
             best.append(int(np.argmax(weights)) if max(weights) > null else -1)
             total += math.log(null + sum(weights))
@@ -832,8 +844,8 @@ def naive_alignment(src, tgt, buckets):
             features.append([math.log(1 / buckets)] * 2 + [0.0, 0.0, math.nan, ratio])
             continue
         s, t = s[:m], t[:n]
-        best_t, forward = viterbi_and_score(s, t, tables[0], lambdas[0])
-        best_s, reverse = viterbi_and_score(t, s, tables[1], lambdas[1])
+        best_t, forward = viterbi_and_score(s, t, tables[0], lambdas[0], denominators[0])
+        best_s, reverse = viterbi_and_score(t, s, tables[1], lambdas[1], denominators[1])
         links = sorted((j, i) for j, i in enumerate(best_t) if i >= 0 and best_s[i] == j)
         crossing = [a[1] > b[1] for a, b in itertools.combinations(links, 2)]  # links in target order
         order = sum(crossing) / len(crossing) if crossing else math.nan
@@ -855,6 +867,17 @@ def test_alignment_model_equals_a_naive_reference():
     assert np.array_equal(again.features(src, tgt), model.features(src, tgt), equal_nan=True)
     with pytest.raises(KcoocError):
         AlignmentModel.from_arrays({**model.arrays(), "reverse": model.reverse[:-1]})
+
+
+def test_only_the_pairs_the_alignment_was_fitted_on_are_scored_without_their_own_counts():
+    src, tgt = excerpt(60)
+    model = AlignmentModel.fit(src[:30], tgt[:30], 64)
+    unfitted = AlignmentModel(model.forward, model.reverse, model.diagonals, model.totals, np.zeros(0, np.uint64))
+    fitted_rows, new_rows = model.features(src[:30], tgt[:30]), model.features(src[30:], tgt[30:])
+    assert np.array_equal(new_rows, unfitted.features(src[30:], tgt[30:]), equal_nan=True)
+    plain = unfitted.features(src[:30], tgt[:30])
+    # a pair's own co-occurrences no longer vouch for it: its words explain each other less
+    assert np.mean(fitted_rows[:, :2] < plain[:, :2] - .01) > .5 and np.all(fitted_rows[:, 5] == plain[:, 5])
 
 
 def test_similar_partners_share_a_minhash_of_their_sources():

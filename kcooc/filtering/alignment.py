@@ -38,6 +38,7 @@ import numba
 import numpy as np
 
 from ..errors import InputError
+from ..hashing import splitmix64
 from ..text import CJK, SEPARATORS, lowered
 
 ALIGNMENT_FEATURES = ("align_tgt", "align_src", "cover_src", "cover_tgt", "order", "token_ratio")
@@ -172,12 +173,62 @@ def _expected_counts(s_ptr, s_ids, t_ptr, t_ids, table_t, offsets, priors, null_
 
 
 @numba.njit(cache=True, nogil=True)
-def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, priors, null_probability, limit):  # pragma: no cover
+def _pair_hashes(s_ptr, s_ids, t_ptr, t_ids):  # pragma: no cover - compiled
+    """A 64-bit hash of each pair's two token id sequences (which pairs the tables were fitted on)."""
+    out = np.empty(len(s_ptr) - 1, np.uint64)
+    for r in range(len(s_ptr) - 1):
+        h = np.uint64(0x9E3779B97F4A7C15)
+        for side_ptr, side_ids in ((s_ptr, s_ids), (t_ptr, t_ids)):
+            for k in range(side_ptr[r], side_ptr[r + 1]):
+                h = splitmix64(h ^ np.uint64(side_ids[k] + 1))
+            h = splitmix64(h)  # the end of a side: ("a b", "c") and ("a", "b c") differ
+        out[r] = h
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _own_counts(given, words, table, start, priors, null_probability, first_i, first_j, own, own_row):  # pragma: no cover
+    """A pair's own expected link counts under ``table``: own[i', j'] over the first positions of each
+    given and word id, own_row[i'] their sums over the words."""
+    a, b = len(given), len(words)
+    for i in range(a):
+        first_i[i] = i
+        for k in range(i):
+            if given[k] == given[i]:
+                first_i[i] = k
+                break
+        own_row[i] = 0.0
+        for j in range(b):
+            own[i, j] = 0.0
+    for j in range(b):
+        first_j[j] = j
+        for k in range(j):
+            if words[k] == words[j]:
+                first_j[j] = k
+                break
+    for j in range(b):
+        prior = priors[start + j * a :]
+        total = null_probability * table[table.shape[0] - 1, words[j]]
+        for i in range(a):
+            total += prior[i] * table[given[i], words[j]]
+        for i in range(a):
+            posterior = prior[i] * table[given[i], words[j]] / total
+            own[first_i[i], first_j[j]] += posterior
+            own_row[first_i[i]] += posterior
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, totals, priors, null_probability, limit, fitted,
+                 smoothing):  # pragma: no cover - compiled
     """ALIGNMENT_FEATURES of each pair (see the module docstring); ``priors``: the ``_prior_table``
-    of each direction's lambda."""
+    of each direction's lambda; ``totals``: each direction's expected counts per given id (the tables'
+    denominators); ``fitted``: whether the tables were fitted on the pair (then it is scored without its own
+    expected counts)."""
     n_pairs = len(s_ptr) - 1
     out = np.empty((n_pairs, 5))
     best_s, best_t, linked = np.empty(limit, np.int64), np.empty(limit, np.int64), np.empty(limit, np.int64)
+    first_i, first_j = np.empty(limit, np.int64), np.empty(limit, np.int64)
+    own, own_row = np.zeros((limit, limit)), np.zeros(limit)
     for r in range(n_pairs):
         m, n = _prefix_lengths(s_ptr[r + 1] - s_ptr[r], t_ptr[r + 1] - t_ptr[r], limit)
         if m == 0 or n == 0:
@@ -187,18 +238,25 @@ def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, priors, null_prob
             continue
         s, t = s_ids[s_ptr[r] : s_ptr[r] + m], t_ids[t_ptr[r] : t_ptr[r] + n]
         for direction in range(2):
-            table = forward if direction == 0 else reverse
+            table, total_of = (forward, totals[0]) if direction == 0 else (reverse, totals[1])
             given, words = (s, t) if direction == 0 else (t, s)
             best = best_t if direction == 0 else best_s
             a, b = len(given), len(words)
             log_likelihood = 0.0
             offsets, table_priors = priors[direction]
+            if fitted[r]:
+                _own_counts(given, words, table, offsets[a, b], table_priors, null_probability, first_i, first_j, own,
+                            own_row)
             for j in range(b):
                 prior = table_priors[offsets[a, b] + j * a :]
                 top = null_probability * table[table.shape[0] - 1, words[j]]
                 total, best[j] = top, -1
                 for i in range(a):
-                    w = prior[i] * table[given[i], words[j]]
+                    p = table[given[i], words[j]]
+                    if fitted[r]:
+                        row = total_of[given[i]]
+                        p = max(p * row - own[first_i[i], first_j[j]], smoothing) / (row - own_row[first_i[i]])
+                    w = prior[i] * p
                     total += w
                     if w > top:
                         top, best[j] = w, i
@@ -226,16 +284,20 @@ class AlignmentModel:
     """IBM model 1 tables with a diagonal prior in both directions (see the module docstring).
 
     ``forward[e, f]`` = t(f | e) for source id e and target id f, ``reverse[f, e]`` = t(e | f);
-    the last row of each is the empty word. ``diagonals``: lambda of each direction.
+    the last row of each is the empty word. ``diagonals``: lambda of each direction; ``totals``: (2,
+    buckets + 1), each direction's expected counts per given id (the tables' denominators);
+    ``fitted``: the sorted ``_pair_hashes`` of the pairs the tables were fitted on.
     """
 
     iterations = 5
     null_probability = 0.08
     smoothing = 0.01  # added to every expected count before normalising
 
-    def __init__(self, forward: np.ndarray, reverse: np.ndarray, diagonals: np.ndarray):
+    def __init__(self, forward: np.ndarray, reverse: np.ndarray, diagonals: np.ndarray, totals: np.ndarray,
+                 fitted: np.ndarray):
         self.forward, self.reverse = forward, reverse
         self.diagonals = np.asarray(diagonals, dtype=np.float64)
+        self.totals, self.fitted = np.asarray(totals, dtype=np.float64), np.asarray(fitted, dtype=np.uint64)
         self.buckets = forward.shape[1]
         self._priors = None  # each direction's _prior_table, made on first use (not pickled: 11 MB each)
 
@@ -255,22 +317,26 @@ class AlignmentModel:
                 fitted = list(pool.map(lambda sides: cls._fit_direction(*sides, buckets), directions))
         else:
             fitted = [cls._fit_direction(*sides, buckets) for sides in directions]
-        return cls(fitted[0][0], fitted[1][0], np.array([fitted[0][1], fitted[1][1]]))
+        (forward, forward_lambda, forward_totals), (reverse, reverse_lambda, reverse_totals) = fitted
+        return cls(forward, reverse, np.array([forward_lambda, reverse_lambda]),
+                   np.stack([forward_totals, reverse_totals]), np.unique(_pair_hashes(s[1], s[0], t[1], t[0])))
 
     @classmethod
-    def _fit_direction(cls, given: tuple, words: tuple, buckets: int) -> tuple[np.ndarray, float]:
-        """The table t(word | given) (float32, ``(buckets + 1, buckets)``) and lambda of one direction."""
+    def _fit_direction(cls, given: tuple, words: tuple, buckets: int) -> tuple[np.ndarray, float, np.ndarray]:
+        """The table t(word | given) (float32, ``(buckets + 1, buckets)``), lambda and the expected counts per
+        given id of one direction."""
         table, diagonal = np.full((buckets + 1, buckets), 1.0 / buckets), 0.0
         for iteration in range(cls.iterations):
             counts = np.zeros((buckets, buckets + 1))
             cls._expect(given, words, np.ascontiguousarray(table.T), diagonal, counts)
             counts = np.ascontiguousarray(counts.T)  # the same sums, in the order of the untransposed table
             counts += cls.smoothing
-            table = counts / counts.sum(axis=1, keepdims=True)
+            totals = counts.sum(axis=1)
+            table = counts / totals[:, None]
             if iteration == 0:
                 table_t = np.ascontiguousarray(table.T)
                 diagonal = max(DIAGONALS, key=lambda d: cls._expect(given, words, table_t, d, None))
-        return table.astype(np.float32), diagonal
+        return table.astype(np.float32), diagonal, totals
 
     @classmethod
     def _expect(cls, given: tuple, words: tuple, table_t: np.ndarray, diagonal: float,
@@ -288,21 +354,27 @@ class AlignmentModel:
         (s_ids, s_ptr), (t_ids, t_ptr) = token_sequences(src, self.buckets), token_sequences(tgt, self.buckets)
         if self._priors is None:
             self._priors = tuple(_prior_table(d, self.null_probability, TOKEN_LIMIT) for d in self.diagonals)
-        scores = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, self.forward, self.reverse, self._priors,
-                              self.null_probability, TOKEN_LIMIT)
+        hashes = _pair_hashes(s_ptr, s_ids, t_ptr, t_ids)
+        position = np.minimum(np.searchsorted(self.fitted, hashes), max(self.fitted.size - 1, 0))
+        fitted = self.fitted[position] == hashes if self.fitted.size else np.zeros(hashes.size, bool)
+        scores = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, self.forward, self.reverse, self.totals, self._priors,
+                              self.null_probability, TOKEN_LIMIT, fitted, self.smoothing)
         ratio = np.log1p(np.diff(t_ptr)) - np.log1p(np.diff(s_ptr))
         return np.column_stack([scores, ratio]).astype(np.float32)
 
     # -- persistence ------------------------------------------------------------------------------
     def arrays(self) -> dict[str, np.ndarray]:
-        return {"forward": self.forward, "reverse": self.reverse, "diagonals": self.diagonals}
+        return {"forward": self.forward, "reverse": self.reverse, "diagonals": self.diagonals, "totals": self.totals,
+                "fitted": self.fitted}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "AlignmentModel":
-        forward, reverse, diagonals = (arrays.get(key) for key in ("forward", "reverse", "diagonals"))
-        if (forward is None or reverse is None or diagonals is None or forward.ndim != 2
+        forward, reverse, diagonals, totals, fitted = (arrays.get(key) for key in
+                                                       ("forward", "reverse", "diagonals", "totals", "fitted"))
+        if (any(array is None for array in (forward, reverse, diagonals, totals, fitted)) or forward.ndim != 2
                 or forward.shape != reverse.shape or forward.shape[0] != forward.shape[1] + 1
-                or diagonals.shape != (2,)):
+                or diagonals.shape != (2,) or totals.shape != (2, forward.shape[0]) or fitted.ndim != 1
+                or not np.all(totals > 0) or not np.all(fitted[1:] > fitted[:-1])):
             raise InputError("alignment tables are missing or have bad shapes")
-        return cls(forward.astype(np.float32), reverse.astype(np.float32), diagonals)
+        return cls(forward.astype(np.float32), reverse.astype(np.float32), diagonals, totals, fitted)
 

@@ -25,7 +25,7 @@ KIND = "filter"
 # side, the mismatches as indicators, GCC placeholders), so a model is never scored with features it was
 # not trained on; 3: surface damage, word fluency and link order, and the monotone classifier; 4: misdecoded
 # UTF-8 apart from the glyphs, letter-spaced words, initial case, spelling and swapped words).
-FEATURE_VERSION = 5
+FEATURE_VERSION = 6
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
