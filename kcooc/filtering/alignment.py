@@ -26,6 +26,12 @@ language pairs with different word orders). Features per pair (``ALIGNMENT_FEATU
 * ``token_ratio``: log(1 + target tokens) - log(1 + source tokens), the length ratio in these
   tokens (for Japanese or Chinese a character each, which whitespace words miss).
 
+A pair the tables were fitted on (the sampled pairs, found by a hash of their token ids) is scored
+without its own expected link counts (leave-one-out: t(f | e) = max(c(e, f) - c_r(e, f), s) / (c(e) - c_r(e)),
+with c_r its expected counts under the fitted tables and s the smoothing): its rare words would
+otherwise explain each other because they were fitted on each other, which a pair outside the sample,
+noisy or clean, never gets.
+
 Long pairs are cut to ``TOKEN_LIMIT`` words on their longer side and the same share of the
 shorter one (their prefixes), which bounds the cost per pair. Tokens: maximal runs of
 letters/digits, lower-cased, each kana and Han character a token of its own (Japanese and Chinese

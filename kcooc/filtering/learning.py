@@ -46,9 +46,10 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
           noise_kinds: Sequence[str] | None = None, **options) -> tuple[PairClassifier, dict]:
     """Fit a :class:`PairClassifier` on the clean ``(src, tgt)`` against their synthetic noise.
 
-    ``features(src, tgt)`` returns the feature rows; ``fit``, if given, is first called with every
-    example, clean and noisy: models of the corpus fitted there (the alignment tables) see the
-    training noise as they see the noise of a scored corpus, which they are fitted on too. A seeded
+    ``features(src, tgt)`` returns the feature rows; ``fit``, if given, is first called with the
+    clean examples, the corpus's own pairs: models of the corpus fitted there (the alignment tables)
+    see the noise the corpus has, and score a pair they were fitted on without its own counts, as they
+    score the synthetic noise and any pair outside the sample (alignment.py). A seeded
     ``validation`` share of the clean pairs, with their noisy copies, is held out. With
     ``doubtful_share``, the classifier is fitted twice: the second time without that share of the
     clean training pairs that the first fit scored lowest (the sample is the corpus's own pairs,
@@ -64,7 +65,7 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     src, tgt = [s for s, _ in unique], [t for _, t in unique]
     noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed, noise_kinds)
     if fit is not None:
-        fit(src + noisy_src, tgt + noisy_tgt)
+        fit(src, tgt)
     F = features(src + noisy_src, tgt + noisy_tgt)
     clean = np.repeat([True, False], len(src))
     families = (list(dict.fromkeys(NOISE_FAMILIES[kind] for kind in noise_kinds or NOISE_KINDS)) if detectors
