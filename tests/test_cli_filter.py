@@ -255,7 +255,9 @@ def test_learned_score_explains_drops_and_reports_its_validation(tmp_path, detec
     summary = json.loads(open(tmp_path / "s.json").read())
     classifier = summary["classifier"]
     assert summary["scorer"] == "learned" and classifier["validation_pairs"] > 200
-    assert 0.5 < classifier["validation_accuracy"] <= 1 and 0.5 < classifier["validation_roc_auc"] <= 1
+    # the held-out synthetic noise ranks below the clean pairs; accuracy is at a probability of 1/2, which the
+    # softmax over a dozen detectors and the typicality factor seldom reach on this 1,400-line corpus
+    assert 0.5 <= classifier["validation_accuracy"] <= 1 and 0.8 < classifier["validation_roc_auc"] <= 1
     rows = annotated_rows(tmp_path / "why.tsv")
     names = {"src_chars", "tgt_chars", "char_ratio", "word_ratio", "numbers", "placeholders", "urls", "capitals",
              "punctuation", "ending", "src_lang", "tgt_lang", "phsic", "fluency_src", "fluency_tgt", "words_src",

@@ -78,7 +78,7 @@ class PairClassifier:
     feature_noise, feature_noise_tail : float, default 1.0, 0.02
         Feature-space noisy examples per clean example, and the worst share of the sample their moved
         feature takes its value from (typicality.feature_noise).
-    typicality_share, typicality_weight : float, default 0.001, 0.5
+    typicality_share, typicality_weight : float, default 0.003, 0.5
         The typicality factor's a and w (typicality.Typicality).
 
     Attributes
@@ -123,7 +123,7 @@ class PairClassifier:
     def __init__(self, names: list[str], regularization: float = 0.1, seed: int = 0, language_prior: float = 0.9,
                  detectors: tuple[str, ...] | list[str] = ("noise",), gated: tuple[str, ...] | list[str] = GATED,
                  source_language_prior: float | None = None, feature_noise: float = 1.0,
-                 feature_noise_tail: float = 0.02, typicality_share: float = 0.001, typicality_weight: float = 0.5):
+                 feature_noise_tail: float = 0.02, typicality_share: float = 0.003, typicality_weight: float = 0.5):
         unknown = sorted(set(names) - set(ORIENTATION) - set(DEVIATIONS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")

@@ -108,7 +108,7 @@ class LearnConfig:
                                        "its moved feature's value from (at most the values worse than the sample's "
                                        "median)",
                                        Range(0, 0.5, low_open=True))
-    typicality_share: float = option(0.001, "typicality factor: a pair among the worst share a of the sample on "
+    typicality_share: float = option(0.003, "typicality factor: a pair among the worst share a of the sample on "
                                      "some feature has its score multiplied by (S / a)^w, S its share there; small, "
                                      "because a clean pair is among the worst a on one of the ~30 features with "
                                      "probability ~30a (docs/filtering.md)",

@@ -331,7 +331,8 @@ class CorpusModel:
     itself added (leave-one-out, floored at 0): a scored sentence was counted, and a word order or spelling
     that only the sentence itself has is no evidence for it (without this, a misordered bigram that the
     corpus has once, in that very sentence, would look as usual as its right order). For a corpus the
-    counts were not made on (a saved model), this is an absolute discount of one.
+    counts were not made on (a saved model scoring another corpus) this is absolute discounting by one
+    (Ney, Essen & Kneser 1994), and a saved model scores the corpus it was fitted on as that run did.
     """
 
     smoothing = 0.5
