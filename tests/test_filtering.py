@@ -661,7 +661,8 @@ def test_corpus_features_equal_a_per_pair_reference():
 
     model = feat.CorpusModel(counts)
     a, b, prior = model.smoothing, model.interpolation, model.word_prior
-    raw_bigrams, raw_words = bigrams, words  # every sentence scored was counted: its own n-grams are looked up without itself
+    # every sentence scored was counted: its own n-grams are looked up without itself
+    raw_bigrams, raw_words = bigrams, words
     trigrams, contexts, words, bigrams = (np.maximum(c.astype(np.int64) - 1, 0)
                                           for c in (trigrams, contexts, words, bigrams))
 

@@ -193,9 +193,9 @@ def _pair_hashes(s_ptr, s_ids, t_ptr, t_ids):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _own_counts(given, words, table, start, priors, null_probability, first_i, first_j, own, own_row):  # pragma: no cover
+def _own_counts(given, words, table, start, priors, p0, first_i, first_j, own, own_row):  # pragma: no cover
     """A pair's own expected link counts under ``table``: own[i', j'] over the first positions of each
-    given and word id, own_row[i'] their sums over the words."""
+    given and word id, own_row[i'] their sums over the words; ``p0``: the empty word's prior."""
     a, b = len(given), len(words)
     for i in range(a):
         first_i[i] = i
@@ -214,7 +214,7 @@ def _own_counts(given, words, table, start, priors, null_probability, first_i, f
                 break
     for j in range(b):
         prior = priors[start + j * a :]
-        total = null_probability * table[table.shape[0] - 1, words[j]]
+        total = p0 * table[table.shape[0] - 1, words[j]]
         for i in range(a):
             total += prior[i] * table[given[i], words[j]]
         for i in range(a):
