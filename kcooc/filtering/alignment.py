@@ -193,25 +193,25 @@ def _pair_hashes(s_ptr, s_ids, t_ptr, t_ids):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
+def _first_positions(ids, out):  # pragma: no cover - compiled
+    """out[k]: the first position of ids[k]'s value in ``ids``."""
+    for k in range(len(ids)):
+        out[k] = k
+        for earlier in range(k):
+            if ids[earlier] == ids[k]:
+                out[k] = earlier
+                break
+
+
+@numba.njit(cache=True, nogil=True)
 def _own_counts(given, words, table, start, priors, p0, first_i, first_j, own, own_row):  # pragma: no cover
     """A pair's own expected link counts under ``table``: own[i', j'] over the first positions of each
     given and word id, own_row[i'] their sums over the words; ``p0``: the empty word's prior."""
     a, b = len(given), len(words)
-    for i in range(a):
-        first_i[i] = i
-        for k in range(i):
-            if given[k] == given[i]:
-                first_i[i] = k
-                break
-        own_row[i] = 0.0
-        for j in range(b):
-            own[i, j] = 0.0
-    for j in range(b):
-        first_j[j] = j
-        for k in range(j):
-            if words[k] == words[j]:
-                first_j[j] = k
-                break
+    _first_positions(given, first_i)
+    _first_positions(words, first_j)
+    own[:a, :b] = 0.0
+    own_row[:a] = 0.0
     for j in range(b):
         prior = priors[start + j * a :]
         total = p0 * table[table.shape[0] - 1, words[j]]
@@ -360,9 +360,7 @@ class AlignmentModel:
         (s_ids, s_ptr), (t_ids, t_ptr) = token_sequences(src, self.buckets), token_sequences(tgt, self.buckets)
         if self._priors is None:
             self._priors = tuple(_prior_table(d, self.null_probability, TOKEN_LIMIT) for d in self.diagonals)
-        hashes = _pair_hashes(s_ptr, s_ids, t_ptr, t_ids)
-        position = np.minimum(np.searchsorted(self.fitted, hashes), max(self.fitted.size - 1, 0))
-        fitted = self.fitted[position] == hashes if self.fitted.size else np.zeros(hashes.size, bool)
+        fitted = np.isin(_pair_hashes(s_ptr, s_ids, t_ptr, t_ids), self.fitted, kind="sort")
         scores = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, self.forward, self.reverse, self.totals, self._priors,
                               self.null_probability, TOKEN_LIMIT, fitted, self.smoothing)
         ratio = np.log1p(np.diff(t_ptr)) - np.log1p(np.diff(s_ptr))
