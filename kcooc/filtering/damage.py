@@ -34,10 +34,10 @@ each kana and Han character a token).
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ..text import CONTROL, LETTER, LOWER, SPACE, UPPER, TextStats, bmp, lowered
-from .features import trigram_ids
 
 DAMAGE_FEATURES = ("glyphs_src", "glyphs_tgt", "encoding_src", "encoding_tgt", "repeats_src", "repeats_tgt",
                    "long_words_src", "long_words_tgt", "spaced_src", "spaced_tgt", "initial_case", "caps_gap",
@@ -91,16 +91,26 @@ def misdecoded(stats: TextStats) -> np.ndarray:
 
 def repeat_share(ids: np.ndarray, indptr: np.ndarray) -> np.ndarray:
     """The ``repeats`` feature of each sentence from its token ids (CSR rows)."""
+    total = np.maximum(np.diff(indptr) - 1, 0)
+    return _repeated_bigrams(ids.astype(np.int64), indptr) / np.maximum(total, 1)
+
+
+@numba.njit(cache=True, nogil=True)
+def _repeated_bigrams(ids, indptr):  # pragma: no cover - compiled
+    """Per sentence, its token bigrams that repeat one earlier in it: all of them less the distinct ones."""
     n = indptr.size - 1
-    lengths = np.diff(indptr)
-    sentence = np.repeat(np.arange(n), lengths)
-    inside = sentence[1:] == sentence[:-1] if ids.size else np.zeros(0, dtype=bool)
-    bigrams = (ids[:-1].astype(np.int64) << 32 | ids[1:].astype(np.int64))[inside]
-    owner = sentence[:-1][inside]
-    order = np.lexsort((bigrams, owner))
-    repeated = np.r_[False, (owner[order][1:] == owner[order][:-1]) & (bigrams[order][1:] == bigrams[order][:-1])]
-    total = np.maximum(lengths - 1, 0)
-    return np.bincount(owner[order][repeated], minlength=n) / np.maximum(total, 1)
+    out = np.zeros(n, dtype=np.int64)
+    keys = np.empty(max(ids.size, 1), dtype=np.int64)
+    for i in range(n):
+        size = indptr[i + 1] - indptr[i] - 1
+        if size < 2:
+            continue
+        for k in range(size):
+            keys[k] = ids[indptr[i] + k] << 32 | ids[indptr[i] + k + 1]
+        chunk = np.sort(keys[:size])
+        for k in range(1, size):
+            out[i] += chunk[k] == chunk[k - 1]
+    return out
 
 
 def longest_letter_run(stats: TextStats) -> np.ndarray:
@@ -166,22 +176,51 @@ def symbol_share(stats: TextStats) -> np.ndarray:
 
 def copied_share(src: list[str], tgt: list[str]) -> np.ndarray:
     """Share of each target's distinct lower-cased character trigrams that its source has too (0 for
-    a target without trigrams)."""
-    source, target = (sorted_distinct(sentence << 40 | trigram)
-                      for trigram, _, sentence in (trigram_ids(lowered(side), 1 << 40) for side in (src, tgt)))
-    shared = np.zeros(target.size, dtype=bool)
-    if source.size:
-        shared = source[np.minimum(np.searchsorted(source, target), source.size - 1)] == target
-    n = len(tgt)
-    owner = target >> 40
-    return np.bincount(owner[shared], minlength=n) / np.maximum(np.bincount(owner, minlength=n), 1)
+    a target without trigrams; the trigrams of ``features.trigram_ids``, compared exactly)."""
+    (s_codes, s_of, n), (t_codes, t_of, _) = lowered(src), lowered(tgt)
+    return _copied_share(s_codes.astype(np.int64), _starts(s_of, n), t_codes.astype(np.int64), _starts(t_of, n))
 
 
-def sorted_distinct(keys: np.ndarray) -> np.ndarray:
-    """The distinct values of ``keys``, sorted: ``np.unique`` by one sort (numpy 2.4's ``np.unique``
-    hashes integer arrays, 20 times slower on the millions of distinct trigram keys of a block)."""
-    keys = np.sort(keys)
-    return keys[np.r_[True, keys[1:] != keys[:-1]]] if keys.size else keys
+def _starts(sentence_of: np.ndarray, n: int) -> np.ndarray:
+    """Where each of the ``n`` sentences' code points start (and the end of the last)."""
+    return np.searchsorted(sentence_of, np.arange(n + 1))
+
+
+@numba.njit(cache=True, nogil=True)
+def _sentence_trigrams(codes, start, end, out):  # pragma: no cover - compiled
+    """The sorted trigrams of codes[start:end] (one sentence and its end mark) packed in 63 bits, into
+    ``out``; returns how many."""
+    k = 0
+    for i in range(start, end - 2):
+        if codes[i] != 10:
+            out[k] = codes[i] | codes[i + 1] << 21 | codes[i + 2] << 42
+            k += 1
+    out[:k].sort()
+    return k
+
+
+@numba.njit(cache=True, nogil=True)
+def _copied_share(s_codes, s_starts, t_codes, t_starts):  # pragma: no cover - compiled
+    n = s_starts.size - 1
+    out = np.zeros(n)
+    source = np.empty(max(s_codes.size, 1), dtype=np.int64)
+    target = np.empty(max(t_codes.size, 1), dtype=np.int64)
+    for i in range(n):
+        m = _sentence_trigrams(t_codes, t_starts[i], t_starts[i + 1], target)
+        if m == 0:
+            continue
+        k = _sentence_trigrams(s_codes, s_starts[i], s_starts[i + 1], source)
+        distinct = shared = 0
+        a = 0
+        for b in range(m):
+            if b > 0 and target[b] == target[b - 1]:
+                continue
+            distinct += 1
+            while a < k and source[a] < target[b]:
+                a += 1
+            shared += a < k and source[a] == target[b]
+        out[i] = shared / distinct
+    return out
 
 
 def damage_features(src: list[str], tgt: list[str], s: TextStats, t: TextStats, s_tokens: tuple, t_tokens: tuple

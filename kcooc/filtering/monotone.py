@@ -83,12 +83,23 @@ class MonotoneLogistic:
         return U, np.clip((Xo[:, self.length] - self.length_low_) / self.length_span_, 0.0, 1.0)
 
     def design(self, X: np.ndarray) -> np.ndarray:
-        """The model's terms of each row: the ramps of every curve, then the products."""
+        """The model's terms of each row: the ramps of every curve, then the products (filled into one
+        array, column block by column block)."""
         Xo = self._oriented(X)
         U, v = self._squashed(Xo)
-        a, b = np.triu_indices(self.oriented.size, 1)
-        modulated = [] if v is None else [U * v[:, None], U * (1 - v)[:, None]]
-        return np.hstack([*(self._ramps(Xo, j) for j in range(Xo.shape[1])), U[:, a] * U[:, b], *modulated])
+        ramps = [self._ramps(Xo, j) for j in range(Xo.shape[1])]
+        m, curves = U.shape[1], sum(ramp.shape[1] for ramp in ramps)
+        products = m * (m - 1) // 2
+        out = np.empty((len(Xo), curves + products + (0 if v is None else 2 * m)))
+        out[:, :curves] = np.hstack(ramps)
+        at = curves
+        for j in range(m - 1):  # u_j u_k for k > j: the order of np.triu_indices
+            np.multiply(U[:, [j]], U[:, j + 1 :], out=out[:, at : at + m - 1 - j])
+            at += m - 1 - j
+        if v is not None:
+            np.multiply(U, v[:, None], out=out[:, at : at + m])
+            np.multiply(U, (1 - v)[:, None], out=out[:, at + m :])
+        return out
 
     def fit(self, X: np.ndarray, clean: np.ndarray, start: "MonotoneLogistic | None" = None) -> "MonotoneLogistic":
         """Fit on rows ``X`` and whether each is clean; ``start``: a fitted model on similar rows whose
@@ -119,10 +130,29 @@ class MonotoneLogistic:
         return self
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
-        """Log-odds that each row is clean."""
+        """Log-odds that each row is clean: the curves, then the products as u^T S u / 2 (S the symmetric
+        matrix of the s_jk) and the length-modulated slopes, without building the design's product columns."""
         if not hasattr(self, "weights_"):
             raise InputError("MonotoneLogistic is not fitted: call fit first")
-        return self.design(X) @ self.weights_ + self.intercept_
+        Xo = self._oriented(X)
+        U, v = self._squashed(Xo)
+        starts, S, modulation = self._product_weights()
+        m = np.full(len(Xo), self.intercept_)
+        for j in range(Xo.shape[1]):
+            m += self._ramps(Xo, j) @ self.weights_[starts[j] : starts[j + 1]]
+        m += np.einsum("ij,ij->i", U @ S, U) / 2
+        if modulation is not None:
+            m += (U * v[:, None]) @ modulation[0] + (U * (1 - v)[:, None]) @ modulation[1]
+        return m
+
+    def _product_weights(self) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+        """(where each curve's weights start and end, the symmetric matrix S of the s_jk, (c, d) or None)."""
+        m = self.oriented.size
+        starts = np.concatenate([[0], np.cumsum(np.diff(self.edge_offsets_) - 1)])
+        S = np.zeros((m, m))
+        S[np.triu_indices(m, 1)] = self.weights_[starts[-1] : starts[-1] + m * (m - 1) // 2]
+        modulation = None if self.length is None else (self.weights_[-2 * m : -m], self.weights_[-m:])
+        return starts, S + S.T, modulation
 
     def losses(self, X: np.ndarray, reference: np.ndarray) -> np.ndarray:
         """(rows, oriented inputs): how much higher each row's log-odds would be with that one input
@@ -130,19 +160,13 @@ class MonotoneLogistic:
         Xo, R = self._oriented(X), self._oriented(np.asarray(reference, dtype=np.float64)[None, :])
         U, v = self._squashed(Xo)
         u_ref = self._squashed(R)[0][0]
-        m = self.oriented.size
-        curve_sizes = np.diff(self.edge_offsets_) - 1
-        curve_starts = np.concatenate([[0], np.cumsum(curve_sizes)])
-        S = np.zeros((m, m))
-        S[np.triu_indices(m, 1)] = self.weights_[curve_starts[-1] : curve_starts[-1] + m * (m - 1) // 2]
-        S += S.T
+        starts, S, modulation = self._product_weights()
         slopes = U @ S
-        if v is not None:
-            c, d = self.weights_[-2 * m : -m], self.weights_[-m:]
-            slopes += c * v[:, None] + d * (1 - v)[:, None]
-        out = np.empty((len(Xo), m))
+        if modulation is not None:
+            slopes += modulation[0] * v[:, None] + modulation[1] * (1 - v)[:, None]
+        out = np.empty((len(Xo), self.oriented.size))
         for i, j in enumerate(self.oriented):
-            w = self.weights_[curve_starts[j] : curve_starts[j + 1]]
+            w = self.weights_[starts[j] : starts[j + 1]]
             out[:, i] = (self._ramps(R, j) @ w)[0] - self._ramps(Xo, j) @ w
         return out + (u_ref - U) * slopes
 
