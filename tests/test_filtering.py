@@ -978,7 +978,8 @@ def test_typicality_is_the_share_of_the_sample_at_most_as_clean():
 
     rng = np.random.default_rng(4)
     X = np.column_stack([rng.normal(size=2000), rng.exponential(size=2000), rng.normal(size=2000)])
-    typical = Typicality(np.array([1, -1, 0]), share=0.05, weight=0.5).fit(X)
+    shares = np.array([0.05, 0.2])  # one a_j per oriented input
+    typical = Typicality(np.array([1, -1, 0]), shares=shares, weight=0.5).fit(X)
     rows = np.vstack([X[:300], [[-10.0, 10.0, 0.0], [np.nan, 0.1, 0.0]]])
     got = typical.log_factors(rows)
     assert got.shape == (len(rows), 2)
@@ -990,12 +991,28 @@ def test_typicality_is_the_share_of_the_sample_at_most_as_clean():
                 continue
             share = np.mean(oriented <= row[j] * sign)  # the empirical lower tail (1001 quantiles: to 1/1000)
             low, high = max(share - 0.0015, 1 / 2001), share + 0.0015
-            assert (0.5 * min(0.0, math.log(low / 0.05)) - 1e-9
-                    <= got[r, c] <= 0.5 * min(0.0, math.log(high / 0.05)) + 1e-9)
-    assert got[-2].sum() == pytest.approx(2 * 0.5 * math.log((1 / 2001) / 0.05))  # beyond the sample: the floor
-    assert np.mean(got.sum(axis=1) == 0) > 0.85  # inside the bulk on both: factor 1
+            assert (0.5 * min(0.0, math.log(low / shares[c])) - 1e-9
+                    <= got[r, c] <= 0.5 * min(0.0, math.log(high / shares[c])) + 1e-9)
+    # beyond the sample: the floor
+    assert got[-2].sum() == pytest.approx(0.5 * math.log((1 / 2001) / 0.05) + 0.5 * math.log((1 / 2001) / 0.2))
+    assert np.mean(got[:, 0] < 0) == pytest.approx(0.05, abs=0.03)  # about a_j of the sample's rows lowered
+    assert np.mean(got[:, 1] < 0) == pytest.approx(0.2, abs=0.06)
     params, arrays = typical.state()
     assert np.array_equal(Typicality.from_state(np.array([1, -1, 0]), params, arrays).log_factors(rows), got)
+    with pytest.raises(KcoocError, match="typicality_shares"):
+        Typicality.from_state(np.array([1, -1, 0]), params, {**arrays, "shares": shares[:1]})
+    with pytest.raises(KcoocError, match="in \\(0, 1\\]"):
+        Typicality(np.array([1, -1, 0]), shares=np.array([0.05, 0.0]))
+
+
+def test_length_ratios_get_their_own_typicality_share():
+    from kcooc.filtering.classifier import PairClassifier
+
+    names = ["tgt_chars", "char_ratio", "align_tgt", "word_ratio"]
+    model = PairClassifier(names, typicality_share=0.003, typicality_length_share=0.02)
+    oriented = [name for name, o in zip(model.input_names, model.orientation) if o]
+    assert oriented == ["char_ratio_above", "char_ratio_below", "align_tgt", "word_ratio_above", "word_ratio_below"]
+    assert model.typicality_shares.tolist() == [0.02, 0.02, 0.003, 0.02, 0.02]
 
 
 def test_pair_classifier_combines_its_factors_and_its_gates():

@@ -78,8 +78,10 @@ class PairClassifier:
     feature_noise, feature_noise_tail : float, default 1.0, 0.02
         Feature-space noisy examples per clean example, and the worst share of the sample their moved
         feature takes its value from (typicality.feature_noise).
-    typicality_share, typicality_weight : float, default 0.003, 0.5
-        The typicality factor's a and w (typicality.Typicality).
+    typicality_share, typicality_length_share, typicality_weight : float, default 0.003, 0.02, 0.5
+        The typicality factor's a_j, of the length ratios' distances above and below the clean median
+        (``typicality_length_share``) and of every other input (``typicality_share``), and its w
+        (typicality.Typicality).
 
     Attributes
     ----------
@@ -123,13 +125,15 @@ class PairClassifier:
     def __init__(self, names: list[str], regularization: float = 0.1, seed: int = 0, language_prior: float = 0.9,
                  detectors: tuple[str, ...] | list[str] = ("noise",), gated: tuple[str, ...] | list[str] = GATED,
                  source_language_prior: float | None = None, feature_noise: float = 1.0,
-                 feature_noise_tail: float = 0.02, typicality_share: float = 0.003, typicality_weight: float = 0.5):
+                 feature_noise_tail: float = 0.02, typicality_share: float = 0.003,
+                 typicality_length_share: float = 0.02, typicality_weight: float = 0.5):
         unknown = sorted(set(names) - set(ORIENTATION) - set(DEVIATIONS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
         self.names, self.regularization, self.seed, self.detectors = list(names), regularization, seed, list(detectors)
         self.feature_noise, self.feature_noise_tail = feature_noise, feature_noise_tail
         self.typicality_share, self.typicality_weight = typicality_share, typicality_weight
+        self.typicality_length_share = typicality_length_share
         self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated)
         self.columns = [k for k, name in enumerate(self.names)  # a side's foreign letters: the gate's alone
                         if name not in self.gate.gated and name not in FOREIGN.values()]
@@ -146,6 +150,13 @@ class PairClassifier:
         """The inputs: each ungated feature, a length ratio as its distances above and below the clean median."""
         return [part for k in self.columns for part in (
             (f"{self.names[k]}_above", f"{self.names[k]}_below") if self.names[k] in DEVIATIONS else (self.names[k],))]
+
+    @property
+    def typicality_shares(self) -> np.ndarray:
+        """a_j of each oriented input: ``typicality_length_share`` for a length ratio's distance above or
+        below the clean median, ``typicality_share`` for the others."""
+        return np.array([self.typicality_length_share if self.input_names[j].endswith(("_above", "_below"))
+                         else self.typicality_share for j in np.flatnonzero(self.orientation != 0)])
 
     @property
     def expanded_names(self) -> list[str]:
@@ -199,7 +210,7 @@ class PairClassifier:
         self.medians_ = np.array([np.nanmedian(F[clean, k]) for k in self.deviation_columns])
         X = self.inputs(F)
         self.reference_ = np.nan_to_num(np.nanmedian(X[clean], axis=0))
-        self.typicality_ = Typicality(self.orientation, self.typicality_share, self.typicality_weight).fit(X[clean])
+        self.typicality_ = Typicality(self.orientation, self.typicality_shares, self.typicality_weight).fit(X[clean])
         model_X, orientation = X[:, self.model_inputs], self.orientation[self.model_inputs]
         noise = feature_noise(model_X[clean], orientation, self.feature_noise, self.feature_noise_tail,
                               np.random.default_rng([self.seed, 2]))
@@ -303,7 +314,8 @@ class PairClassifier:
         params = {"names": self.names, "regularization": self.regularization, "seed": self.seed,
                   "detectors": self.detectors, "fitted_detectors": self.detectors_,
                   "feature_noise": self.feature_noise,
-                  "feature_noise_tail": self.feature_noise_tail, "typicality": typical_params, **gate_params,
+                  "feature_noise_tail": self.feature_noise_tail, "typicality_share": self.typicality_share,
+                  "typicality_length_share": self.typicality_length_share, "typicality": typical_params, **gate_params,
                   "models": [model_params for model_params, _ in models]}
         arrays = {"medians": self.medians_, "reference": self.reference_, **gate_arrays,
                   **{f"typicality_{k}": v for k, v in typical_arrays.items()},
@@ -317,7 +329,8 @@ class PairClassifier:
         typical = params["typicality"]
         model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"],
                     params["detectors"], params["gated"], params.get("source_language_prior"), params["feature_noise"],
-                    params["feature_noise_tail"], typical["share"], typical["weight"])
+                    params["feature_noise_tail"], params["typicality_share"], params["typicality_length_share"],
+                    typical["weight"])
         detectors = list(params["fitted_detectors"])
         if not set(detectors) <= set(model.detectors) or not detectors or len(params["models"]) != len(detectors):
             raise InputError("classifier detectors are not among its noise classes")
@@ -326,7 +339,8 @@ class PairClassifier:
                 raise InputError(f"classifier array {key!r} is missing or has the wrong shape")
         model.medians_, model.reference_ = arrays["medians"], arrays["reference"]
         model.typicality_ = Typicality.from_state(model.orientation, typical,
-                                                  {"quantiles": arrays.get("typicality_quantiles", np.zeros(0))})
+                                                  {name: arrays.get(f"typicality_{name}", np.zeros(0))
+                                                   for name in ("quantiles", "shares")})
         models = []
         for k, model_params in enumerate(params["models"]):
             prefix = f"model{k}_"

@@ -113,6 +113,12 @@ class LearnConfig:
                                      "because a clean pair is among the worst a on one of the ~30 features with "
                                      "probability ~30a (docs/filtering.md)",
                                      Range(0, 1, low_open=True))
+    typicality_length_share: float = option(0.02, "typicality factor: the share a of the length ratios (the target's "
+                                            "length over the source's in characters, words and tokens, above and "
+                                            "below the sample's median): larger than learn.typicality_share, because "
+                                            "a length ratio far from the corpus's own is the disagreement every "
+                                            "filter's rules test, and its spread on the sample is well estimated",
+                                            Range(0, 1, low_open=True))
     typicality_weight: float = option(0.5, "typicality factor: the exponent w (0: no typicality factor)",
                                       Range(0, 10))
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "

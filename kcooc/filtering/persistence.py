@@ -24,8 +24,9 @@ KIND = "filter"
 # Raised whenever a feature's definition changes under the same name (2: numbers spelled out on the other
 # side, the mismatches as indicators, GCC placeholders), so a model is never scored with features it was
 # not trained on; 3: surface damage, word fluency and link order, and the monotone classifier; 4: misdecoded
-# UTF-8 apart from the glyphs, letter-spaced words, initial case, spelling and swapped words).
-FEATURE_VERSION = 6
+# UTF-8 apart from the glyphs, letter-spaced words, initial case, spelling and swapped words; 7: a typicality
+# share per input).
+FEATURE_VERSION = 7
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,

@@ -4,10 +4,11 @@ noise looked like it.
 
 * :class:`Typicality`, a factor of the learned score: for each oriented input j (x'_j, larger =
   cleaner) S_j(x) is the share of the sample's pairs at most as clean on it (the empirical lower tail,
-  at least 1 / (n + 1)), and the factor is prod_j min(1, S_j(x'_j) / a)^w: 1 for a pair inside the
-  bulk of the corpus on every input, and a power of how rare it is for one in the worst share ``a`` of
-  some input (``share`` a, ``weight`` w: ``learn.typicality_share``, ``learn.typicality_weight``).
-  Fitted on the clean training rows (the corpus's sampled pairs).
+  at least 1 / (n + 1)), and the factor is prod_j min(1, S_j(x'_j) / a_j)^w: 1 for a pair inside the
+  bulk of the corpus on every input, and a power of how rare it is for one in the worst share ``a_j`` of
+  some input (``shares`` a_j, ``weight`` w: ``learn.typicality_share``, ``learn.typicality_length_share``
+  for the length ratios, ``learn.typicality_weight``). Fitted on the clean training rows (the corpus's
+  sampled pairs).
 * :func:`feature_noise`, noisy training examples made in feature space: copies of clean examples with
   one oriented input replaced by a value the sample shows in its worst ``tail`` share on that input
   (``learn.feature_noise``, ``learn.feature_noise_tail``). With the monotone classifier this teaches
@@ -31,16 +32,20 @@ class Typicality:
     ----------
     orientation : array of {-1, 0, 1}
         Direction of each input (+1: larger is cleaner; -1: larger is worse; 0: not used).
-    share : float
-        a: inputs where a pair is among the worst ``share`` of the sample lower its factor.
+    shares : float or array
+        a_j: inputs where a pair is among the worst ``a_j`` of the sample lower its factor (one value for
+        every input, or one per oriented input, in the order of the inputs).
     weight : float
         w, the exponent.
     """
 
-    def __init__(self, orientation: np.ndarray, share: float = 0.01, weight: float = 0.5):
+    def __init__(self, orientation: np.ndarray, shares: float | np.ndarray = 0.01, weight: float = 0.5):
         self.orientation = np.asarray(orientation, dtype=np.int64)
-        self.share, self.weight = share, weight
         self.columns = np.flatnonzero(self.orientation != 0)
+        self.shares = np.broadcast_to(np.asarray(shares, dtype=np.float64), self.columns.shape).copy()
+        self.weight = weight
+        if not np.all((self.shares > 0) & (self.shares <= 1)):
+            raise InputError("typicality shares must be in (0, 1]")
 
     def _oriented(self, X: np.ndarray) -> np.ndarray:
         return np.asarray(X, dtype=np.float64)[:, self.columns] * self.orientation[self.columns]
@@ -55,7 +60,7 @@ class Typicality:
         return self
 
     def log_factors(self, X: np.ndarray) -> np.ndarray:
-        """(rows, oriented inputs): each input's term w min(0, log(S_j / a)) of the log factor (0 for a
+        """(rows, oriented inputs): each input's term w min(0, log(S_j / a_j)) of the log factor (0 for a
         missing value)."""
         Xo = self._oriented(X)
         probabilities = np.linspace(0.0, 1.0, GRID)
@@ -63,17 +68,21 @@ class Typicality:
         floor = 1.0 / (self.rows_ + 1)
         for i in range(Xo.shape[1]):
             tail = np.maximum(np.interp(Xo[:, i], self.quantiles_[i], probabilities, left=0.0), floor)
-            out[:, i] = np.where(np.isnan(Xo[:, i]), 0.0, self.weight * np.minimum(0.0, np.log(tail / self.share)))
+            out[:, i] = np.where(np.isnan(Xo[:, i]), 0.0,
+                                 self.weight * np.minimum(0.0, np.log(tail / self.shares[i])))
         return out
 
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
-        return {"share": self.share, "weight": self.weight, "rows": self.rows_}, {"quantiles": self.quantiles_}
+        return {"weight": self.weight, "rows": self.rows_}, {"quantiles": self.quantiles_, "shares": self.shares}
 
     @classmethod
     def from_state(cls, orientation: np.ndarray, params: dict, arrays: dict[str, np.ndarray]) -> "Typicality":
-        model = cls(orientation, float(params["share"]), float(params["weight"]))
-        quantiles = arrays.get("quantiles", np.zeros(0))
-        if quantiles.shape != (model.columns.size, GRID) or not np.all(np.diff(quantiles, axis=1) >= 0):
+        columns = int(np.count_nonzero(np.asarray(orientation) != 0))
+        shares, quantiles = arrays.get("shares", np.zeros(0)), arrays.get("quantiles", np.zeros(0))
+        if shares.shape != (columns,):
+            raise InputError("classifier array 'typicality_shares' is missing or has the wrong shape")
+        model = cls(orientation, shares, float(params["weight"]))
+        if quantiles.shape != (columns, GRID) or not np.all(np.diff(quantiles, axis=1) >= 0):
             raise InputError("classifier array 'typicality_quantiles' is missing or not sorted quantiles")
         model.quantiles_, model.rows_ = quantiles, int(params["rows"])
         return model
