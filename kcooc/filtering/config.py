@@ -150,7 +150,8 @@ class LearnConfig:
     noise_kinds: Union[list[str], None] = option(
         None, "the kinds of synthetic training noise made, in turn (names of NOISE_KINDS in kcooc/filtering/noise.py, "
         "whose docstring describes each; an evaluation leaves a family out to see how the score does on noise it "
-        "never saw); null = every kind")
+        "never saw); null = noise.DEFAULT_NOISE_KINDS: every kind but partial_copy, whose lesson the copy feature "
+        "and the target's language gate give")
 
     def validate(self) -> None:
         if self.noise_kinds is not None:
@@ -160,7 +161,7 @@ class LearnConfig:
             if unknown or not self.noise_kinds:
                 problem = f"unknown kind {unknown[0]!r}" if unknown else "no kind"
                 raise InputError(f"learn.noise_kinds: {problem}; the kinds are {', '.join(NOISE_KINDS)} "
-                                 "(null = every kind)")
+                                 "(null = every kind but partial_copy)")
 
 
 @dataclasses.dataclass

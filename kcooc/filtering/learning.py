@@ -18,7 +18,7 @@ from .alignment import AlignmentModel
 from .classifier import PairClassifier
 from .extractor import FeatureExtractor
 from .features import CorpusCounts, CorpusModel
-from .noise import NOISE_FAMILIES, NOISE_KINDS, synthesize
+from .noise import DEFAULT_NOISE_KINDS, NOISE_FAMILIES, NOISE_KINDS, synthesize
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,19 +56,20 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     noise included), and its language gate is calibrated without the share that the first fit
     scored lowest *without the gate* (gate.py says why). With ``detectors``, one detector per family of
     noise (noise.NOISE_FAMILIES) against clean instead of one clean-vs-all fit. ``noise_kinds``
-    (NOISE_KINDS names; None = every kind) are the only synthetic kinds made; ``options``: the other
+    (NOISE_KINDS names; None = DEFAULT_NOISE_KINDS) are the only synthetic kinds made; ``options``: the other
     parameters of :class:`PairClassifier`. Returns the classifier and its held-out report.
     """
     unique = list(dict.fromkeys(zip(src, tgt)))  # a pair repeated in the corpus is one example, held out or not
     if len(unique) < 10:
         raise InputError(f"too few distinct pairs pass the rules to learn a score from: {len(unique)} (need 10)")
     src, tgt = [s for s, _ in unique], [t for _, t in unique]
+    noise_kinds = tuple(noise_kinds or DEFAULT_NOISE_KINDS)
     noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed, noise_kinds)
     if fit is not None:
         fit(src, tgt)
     F = features(src + noisy_src, tgt + noisy_tgt)
     clean = np.repeat([True, False], len(src))
-    families = (list(dict.fromkeys(NOISE_FAMILIES[kind] for kind in noise_kinds or NOISE_KINDS)) if detectors
+    families = (list(dict.fromkeys(NOISE_FAMILIES[kind] for kind in noise_kinds)) if detectors
                 else ["noise"])
     family = np.array([families.index(NOISE_FAMILIES[kind]) if NOISE_FAMILIES[kind] in families else 0
                        for kind in NOISE_KINDS]) + 1

@@ -32,7 +32,7 @@ the seven kinds above and the seven of ``ood_noise.OOD_KINDS`` (misordered words
 spaces, HTML residue, repeated text, a length-matched segment of another source, romanised text),
 which neither the training noise nor ``KINDS`` makes. On every test set the learned score is also
 trained *leaving one family out*: for each family of training noise (``noise.NOISE_FAMILIES``) a
-run without its kinds (config ``learn.noise_kinds``); each kind's leave-one-family-out AUC is the
+run without its kinds among the default ones (config ``learn.noise_kinds``); each kind's leave-one-family-out AUC is the
 one of the run without its closest family (``CLOSEST_FAMILY``), and the headline is the worst kind.
 
 Every scorer ranks every pair of the same noisy file with hard rules off; we report ROC-AUC (clean
@@ -70,7 +70,7 @@ import yaml
 from sklearn.metrics import roc_auc_score
 
 from kcooc.encoders import tokenize
-from kcooc.filtering.noise import NOISE_FAMILIES, NOISE_KINDS
+from kcooc.filtering.noise import DEFAULT_NOISE_KINDS, NOISE_FAMILIES
 from scripts.experiments.filtering.ood_noise import OOD_KINDS, ood_candidates
 from scripts.reports import write_report
 
@@ -525,7 +525,7 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
     if learned:
         results["kcooc learned (default)"] = learned_mean("learned", {"rules": RULES_OFF})
         for family in dict.fromkeys(NOISE_FAMILIES.values()):
-            trained = [k for k in NOISE_KINDS if NOISE_FAMILIES[k] != family]
+            trained = [k for k in DEFAULT_NOISE_KINDS if NOISE_FAMILIES[k] != family]
             lofo[family] = learned_mean(f"learned-without-{family}",
                                         {"rules": RULES_OFF, "learn": {"noise_kinds": trained}})
     if args.learned_only:
@@ -781,8 +781,8 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
                      + (": " + ", ".join(h["kinds_a_peer_wins"]) if h["kinds_a_peer_wins"] else "") + " |")
     lines += ["", "## Leave-one-family-out", "",
               "Each cell: the learned score's AUC on that kind when trained without the family of training noise in "
-              "the second column (`learn.noise_kinds` = every kind of `noise.NOISE_KINDS` outside it), and in brackets "
-              "its AUC with every family.", "",
+              "the second column (`learn.noise_kinds` = every kind of `noise.DEFAULT_NOISE_KINDS` outside it), and "
+              "in brackets its AUC with every family.", "",
               "| kind | family left out | " + " | ".join(e["title"] for e in evaluations.values()) + " |",
               "|---|---|" + "---|" * len(evaluations)]
     for kind in KINDS + OOD_KINDS:
