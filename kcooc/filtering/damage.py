@@ -107,9 +107,9 @@ def _repeated_bigrams(ids, indptr):  # pragma: no cover - compiled
             continue
         for k in range(size):
             keys[k] = ids[indptr[i] + k] << 32 | ids[indptr[i] + k + 1]
-        chunk = np.sort(keys[:size])
+        keys[:size].sort()
         for k in range(1, size):
-            out[i] += chunk[k] == chunk[k - 1]
+            out[i] += keys[k] == keys[k - 1]
     return out
 
 
