@@ -194,6 +194,22 @@ def test_process_engine_returns_results_in_order():
     assert serial == parallel == [i * i for i in items]
 
 
+def test_process_engine_stopped_while_its_pool_starts_kills_the_workers(monkeypatch):
+    """A SIGTERM that lands while the pool starts its manager thread (Thread.start interrupted) unwinds
+    as the signal, not as "cannot join thread before it is started", and the workers are killed."""
+    from concurrent.futures import process
+
+    def interrupted_start(thread):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(process._ExecutorManagerThread, "start", interrupted_start)
+    engine = ProcessEngine(2)
+    with pytest.raises(KeyboardInterrupt), engine:
+        list(engine.map(square, Square(), iter(range(4))))
+    workers = list(engine.pool._processes.values())
+    assert workers and all(w.exitcode is not None for w in workers)
+
+
 def job(tmp_path, cfg, path=EN_JA, engine=None):
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)

@@ -116,7 +116,10 @@ class ProcessEngine(Engine):
             for worker in workers:
                 with contextlib.suppress(OSError):
                     worker.kill()
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            # RuntimeError: the signal landed while the pool was starting its manager thread, which then
+            # cannot be joined (it never ran, or runs on to find its workers dead and stops)
+            with contextlib.suppress(RuntimeError):
+                self.pool.shutdown(wait=True, cancel_futures=True)
             for worker in workers:
                 worker.join(5)
 
