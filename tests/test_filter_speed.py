@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 from kcooc.filtering.alignment import DIAGONALS, TOKEN_LIMIT, AlignmentModel, _prior_table, _priors, token_sequences
-from kcooc.filtering.features import CorpusCounts
+from kcooc.filtering.corpus import CorpusCounts
 from kcooc.linalg import _sparse_cross_product, add_cross_product
 from kcooc.phsic.moments import CrossMoments
 

@@ -1,6 +1,7 @@
 """filter-parallel internals against naive references: text statistics, rules, selection, dedup,
 the shard-independent ICD sample, engines, and PHSIC learned through the passes."""
 
+import collections
 import dataclasses
 
 import numpy as np
@@ -11,14 +12,16 @@ from hypothesis import strategies as st
 from kcooc.config import load
 from kcooc.engine import ProcessEngine, SerialEngine
 from kcooc.errors import KcoocError
+from kcooc.filtering import corpus
 from kcooc.filtering.config import FilterConfig, RulesConfig, SelectConfig
 from kcooc.filtering.job import FilterJob
 from kcooc.filtering.rules import CODE, NON_TEXT, PASS, mark_duplicates, rule_reasons
 from kcooc.filtering.sampling import Sample, sample_priorities
 from kcooc.filtering.select import select
+from kcooc.filtering.sentences import SentenceCounts, sentence_keys
 from kcooc.filtering.workspace import Workspace
 from kcooc.phsic.model import PHSIC
-from kcooc.text import LANGUAGE_SCRIPTS, SCRIPT_RANGES, TextStats
+from kcooc.text import LANGUAGE_SCRIPTS, SCRIPT_RANGES, TextStats, lowered
 
 from conftest import DATA
 
@@ -651,9 +654,12 @@ def test_corpus_features_equal_a_per_pair_reference():
                ("The size", "Die Grosse"), ("Window already created", "Fenêtre déjà créée"),
                ("Window", "fenetre deja creee"), ("Source", "źródło"), ("Source", "zrodlo"),
                ("could not open the file", "Datei"), ("open the window", "Fenster"), ("the open could not", "Datei")]
+    # sentences the corpus has more than once: a pair three times, a target with another source, in other case
+    repeated = [(src[3], tgt[3])] * 2 + [(src[5], tgt[7]), (src[9].upper(), tgt[9])]
+    spelled = repeated + spelled
     src, tgt = src + [p[0] for p in spelled], tgt + [p[1] for p in spelled]
     fluency, word_buckets = 512, 1024
-    counts = feat.CorpusCounts.count(src, tgt, fluency, word_buckets)
+    counts = corpus.CorpusCounts.count(src, tgt, fluency, word_buckets)
     trigrams, contexts = np.zeros((2, fluency)), np.zeros((2, fluency))
     words, bigrams = np.zeros((2, word_buckets)), np.zeros((2, word_buckets))
     accented = np.zeros((2, word_buckets))
@@ -672,31 +678,34 @@ def test_corpus_features_equal_a_per_pair_reference():
     assert np.array_equal(counts.trigrams, trigrams) and np.array_equal(counts.contexts, contexts)
     assert np.array_equal(counts.words, words) and np.array_equal(counts.bigrams, bigrams)
     assert np.array_equal(counts.accented, accented)
-    halves = feat.CorpusCounts.count(src[:77], tgt[:77], fluency, word_buckets).merge(
-        feat.CorpusCounts.count(src[77:], tgt[77:], fluency, word_buckets))
+    halves = corpus.CorpusCounts.count(src[:77], tgt[:77], fluency, word_buckets).merge(
+        corpus.CorpusCounts.count(src[77:], tgt[77:], fluency, word_buckets))
     assert all(np.array_equal(x, y) for x, y in zip(halves.arrays().values(), counts.arrays().values()))
 
-    model = feat.CorpusModel(counts)
+    keys = np.concatenate([sentence_keys(lowered(side), i) for i, side in enumerate((src, tgt))])
+    model = corpus.CorpusModel(counts, SentenceCounts.of(keys))
     a, b, prior = model.smoothing, model.interpolation, model.word_prior
-    # every sentence scored was counted: its own n-grams are looked up without itself
-    raw_bigrams, raw_words = bigrams, words
-    trigrams, contexts, words, bigrams = (np.maximum(c.astype(np.int64) - 1, 0)
-                                          for c in (trigrams, contexts, words, bigrams))
+    # every sentence scored was counted: its own n-grams are looked up without it, as many times as the corpus
+    # has the (lower-cased) sentence on that side
+    times = [collections.Counter(text.lower() for text in side) for side in (src, tgt)]
+
+    def without(table, side, index, text):
+        return max(table[side, index] - times[side][text.lower()], 0)
 
     def fluency_score(text, side):
         grams = naive_trigrams(text, fluency)
         if not grams:
             return math.log(1 / model.alphabet)
-        return sum(math.log(trigrams[side, tri] + a) - math.log(contexts[side, ctx] + a * model.alphabet)
-                   for tri, ctx in grams) / len(grams)
+        return sum(math.log(without(trigrams, side, tri, text) + a) - math.log(without(contexts, side, ctx, text)
+                   + a * model.alphabet) for tri, ctx in grams) / len(grams)
 
     def word_score(text, side):  # CorpusModel's docstring: mean log p(w | v) / p(w) with `prior` words of 0
-        total = raw_words[side, 1:].sum()
+        total = words[side, 1:].sum()
         log_ratios = []
         for previous, word in naive_words(text, word_buckets):
-            unigram = (words[side, word] + 0.5) / (total + 0.5 * word_buckets)
-            bigram = (bigrams[side, naive_bigram(previous, word, word_buckets)] + b * unigram) / (
-                words[side, previous] + b)
+            unigram = (without(words, side, word, text) + 0.5) / (total + 0.5 * word_buckets)
+            bigram = (without(bigrams, side, naive_bigram(previous, word, word_buckets), text) + b * unigram) / (
+                without(words, side, previous, text) + b)
             log_ratios.append(math.log(bigram / unigram))
         return sum(log_ratios) / (len(log_ratios) + prior)
 
@@ -704,15 +713,15 @@ def test_corpus_features_equal_a_per_pair_reference():
         scores = [0.0]
         for token in naive_token_list(text):
             key, accented_word = naive_spelling_key(token)
-            count = words[side, naive_hash(token) % (word_buckets - 1) + 1]
+            count = without(words, side, naive_hash(token) % (word_buckets - 1) + 1, text)
             if not accented_word:
                 scores.append(math.log((count + 0.5) / (count + accented[side, naive_hash(key) % word_buckets] + 0.5)))
         return min(scores)
 
     def swap_score(text, side):  # word_typicality.py: the lowest log (c(v w) + 1/2) / (c(w v) + 1/2), at most 0
         pairs = [pair for pair in naive_words(text, word_buckets) if pair[0]]
-        return min([0.0] + [math.log((bigrams[side, naive_bigram(v, w, word_buckets)] + 0.5)
-                                     / (raw_bigrams[side, naive_bigram(w, v, word_buckets)] + 0.5)) for v, w in pairs])
+        return min([0.0] + [math.log((without(bigrams, side, naive_bigram(v, w, word_buckets), text) + 0.5)
+                                     / (bigrams[side, naive_bigram(w, v, word_buckets)] + 0.5)) for v, w in pairs])
 
     expected = [[fluency_score(s, 0), fluency_score(t, 1), word_score(s, 0), word_score(t, 1), spelling_score(s, 0),
                  spelling_score(t, 1), swap_score(s, 0), swap_score(t, 1)] for s, t in zip(src, tgt)]
@@ -721,6 +730,31 @@ def test_corpus_features_equal_a_per_pair_reference():
     # the targets without the diacritics the corpus writes lose spelling typicality; those with them keep 0
     assert (np.array(expected)[[-8, -6, -4], 5] < 0).all() and (np.array(expected)[[-10, -9, -7, -5], 5] == 0).all()
     assert np.array(expected)[-1, 6] < 0 and (np.array(expected)[:, 6:] <= 0).all()  # 'the open' is 'open the'
+    # a sentence the corpus has three times is not evidence for itself: left out once only, it looks more fluent
+    once, many = corpus.CorpusModel(counts).features(src, tgt), np.array([times[1][t.lower()] for t in tgt])
+    assert many[3] == 3 and once[3, 3] > expected[3][3]
+    assert once[many > 1, 3].mean() > np.array(expected)[many > 1, 3].mean()
+    np.testing.assert_allclose(once[many == 1, 1::2], np.array(expected)[many == 1, 1::2], rtol=2e-5, atol=2e-5)
+
+
+def test_a_synthetic_example_is_scored_as_if_it_stood_in_the_corpus_in_its_originals_place():
+    """CorpusModel.features with originals: the counts without the original's n-grams equal those of the corpus
+    where the example replaced its original (exact for sentences without a repeated n-gram, as here)."""
+    src, tgt = excerpt(200)
+    original, misordered, source = "Datei fehlt", "fehlt Datei", "File missing"
+    for text in (original, misordered, source):  # precondition of exactness: no n-gram twice in a sentence
+        grams = naive_trigrams(text, 1 << 30)
+        assert len(set(grams)) == len(grams) and len({context for _, context in grams}) == len(grams)
+    fluency, word_buckets = 1 << 16, 1 << 16
+    counted = corpus.CorpusCounts.count(src + [source], tgt + [original], fluency, word_buckets)
+    replaced = corpus.CorpusCounts.count(src + [source], tgt + [misordered], fluency, word_buckets)
+    expected = corpus.CorpusModel(replaced).features([source], [misordered])
+    synthetic = corpus.CorpusModel(counted).features([source], [misordered],
+                                                     ([""], [original], np.array([[True, False]])))
+    np.testing.assert_allclose(synthetic, expected, rtol=1e-6, atol=1e-6)
+    # looked up beside its original, the misordered target's words look swapped only because the original has them
+    beside = corpus.CorpusModel(counted).features([source], [misordered])
+    assert beside[0, 7] < expected[0, 7] == 0
 
 
 def test_a_misaligned_target_is_the_next_one_in_length():
@@ -1117,7 +1151,7 @@ def test_the_learned_score_never_rises_when_a_real_pair_disagrees_more():
     src, tgt = read_en_ja(600)
     names = list(feat.PAIR_FEATURES)
 
-    def features(s, t):
+    def features(s, t, originals=None):
         return feat.pair_features(s, t, Stats(s), Stats(t))
 
     classifier, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7)
@@ -1228,7 +1262,7 @@ def test_training_calibrates_the_gate_without_the_share_the_other_features_doubt
     identifier = LanguageIdentifier()
     names = list(feat.PAIR_FEATURES) + ["tgt_lang"]
 
-    def features(s, t):
+    def features(s, t, originals=None):
         return np.column_stack([feat.pair_features(s, t, Stats(s), Stats(t)), identifier.probability(t, "ja")])
 
     classifier, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3)
@@ -1251,7 +1285,7 @@ def test_training_is_seeded_and_reports_held_out_numbers():
 
     src, tgt = read_en_ja(600)
 
-    def features(s, t):
+    def features(s, t, originals=None):
         return feat.pair_features(s, t, Stats(s), Stats(t))
 
     first, report = train(features, list(feat.PAIR_FEATURES), src, tgt, 0.25, 1.0, seed=7)

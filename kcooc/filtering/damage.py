@@ -176,7 +176,7 @@ def symbol_share(stats: TextStats) -> np.ndarray:
 
 def copied_share(src: list[str], tgt: list[str]) -> np.ndarray:
     """Share of each target's distinct lower-cased character trigrams that its source has too (0 for
-    a target without trigrams; the trigrams of ``features.trigram_ids``, compared exactly)."""
+    a target without trigrams; the trigrams of ``corpus.trigram_ids``, compared exactly)."""
     (s_codes, s_of, n), (t_codes, t_of, _) = lowered(src), lowered(tgt)
     return _copied_share(s_codes.astype(np.int64), _starts(s_of, n), t_codes.astype(np.int64), _starts(t_of, n))
 

@@ -9,8 +9,9 @@ import numpy as np
 from ..text import TextStats
 from .alignment import ALIGNMENT_FEATURES, AlignmentModel, token_sequences
 from .charsets import foreign_shares
+from .corpus import CORPUS_FEATURES, CorpusModel
 from .damage import DAMAGE_FEATURES, damage_features
-from .features import CORPUS_FEATURES, LANGUAGE_FEATURES, PAIR_FEATURES, CorpusModel, pair_features, pair_items
+from .features import LANGUAGE_FEATURES, PAIR_FEATURES, pair_features, pair_items
 from .gate import FOREIGN
 from .mismatch import MISMATCH_FEATURES, mismatch_features
 
@@ -54,13 +55,14 @@ class FeatureExtractor:
             columns.append(foreign_shares((src, tgt)[side], code, (tgt, src)[side])[:, None])
         return np.hstack(columns)
 
-    def statistical(self, src: list[str], tgt: list[str], X, Y) -> np.ndarray:
-        """PHSIC of the encoded pairs, the fluency and the alignment features, (n, 11) float32."""
-        return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt),
+    def statistical(self, src: list[str], tgt: list[str], X, Y, originals: tuple | None = None) -> np.ndarray:
+        """PHSIC of the encoded pairs, the fluency and the alignment features, (n, 11) float32; ``originals``:
+        of synthetic examples (CorpusModel.features)."""
+        return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt, originals),
                                 self.alignment.features(src, tgt)])
 
-    def __call__(self, src: list[str], tgt: list[str]) -> np.ndarray:
-        """Every feature, from the texts alone (used for the training examples)."""
+    def __call__(self, src: list[str], tgt: list[str], originals: tuple | None = None) -> np.ndarray:
+        """Every feature, from the texts alone (used for the training examples; ``originals``: of synthetic ones)."""
         X, Y = self.encoders[0].encode(src), self.encoders[1].encode(tgt)
         pair = self.pair(src, tgt, TextStats(src), TextStats(tgt))
-        return np.hstack([pair, self.statistical(src, tgt, X, Y)])
+        return np.hstack([pair, self.statistical(src, tgt, X, Y, originals)])

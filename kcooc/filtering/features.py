@@ -6,37 +6,30 @@ Two kinds, computed in different passes (passes.py):
   numbers, placeholders/markup, URLs, punctuation, the final mark and capitalised tokens between the sides, and
   (with declared languages) the language-ID posterior of each side's expected language.
   Computed in the score pass, for the pairs it scores only (not for duplicates).
-* *corpus features* need statistics counted on the corpus in the screen pass
-  (:class:`CorpusCounts`, integer counts merged in task order, so every engine gets the same):
-  a hashed character-trigram fluency score per side (Zipporah, Xu & Koehn 2017, uses the same
-  fluency idea). PHSIC (Yokoi et al. 2018, Eq. 18) and the word-alignment features
+* *corpus features* need statistics counted on the corpus in the screen pass: the fluency and
+  typicality of each side (corpus.py). PHSIC (Yokoi et al. 2018, Eq. 18) and the word-alignment features
   (alignment.py: IBM model 1 tables fitted by EM, the lexical translation score) are added by the
   scorer (extractor.py).
 
-Over 350 lines on purpose: each numba kernel sits beside the one function that calls it, and the corpus
-counts (:class:`CorpusCounts`) and the model that reads them (:class:`CorpusModel`) share their hashing.
+Over 200 lines on purpose: each numba kernel sits beside the one function that calls it.
 """
 
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from ..encoders import sort_segment
-from ..hashing import FNV_OFFSET, FNV_PRIME, finish32, mix64, splitmix64
-from ..text import SEPARATORS, TextStats, lowered
-from .alignment import token_ids
+from ..hashing import FNV_OFFSET, FNV_PRIME, finish32
+from ..text import SEPARATORS, TextStats
 from .patterns import PATTERNS, canonical_item
 from .spelled_numbers import complete_numbers
-from .word_typicality import WORD_TYPICALITY_FEATURES, accented_counts, spelling, swaps
 
 AGREEMENT = ("numbers", "placeholders", "urls", "capitals")
 PAIR_FEATURES = ("src_chars", "tgt_chars", "char_ratio", "word_ratio", *AGREEMENT, "punctuation", "ending")
 LANGUAGE_FEATURES = ("src_lang", "tgt_lang")
-CORPUS_FEATURES = ("fluency_src", "fluency_tgt", "words_src", "words_tgt", *WORD_TYPICALITY_FEATURES)
 
 _DIGIT_VALUE = np.array([int(chr(c)) if chr(c).isdecimal() else -1 for c in range(1 << 16)], dtype=np.int32)
 # Punctuation classes, full-width and CJK forms mapped onto their ASCII class.
@@ -221,171 +214,3 @@ def ending_agreement(src: TextStats, tgt: TextStats) -> np.ndarray:
     TerminalPunctuationFilter looks at the same mark)."""
     src_end, tgt_end = (_PUNCTUATION[np.clip(stats.last_characters(), 0, 0xFFFF)] for stats in (src, tgt))
     return (src_end == tgt_end).astype(np.float64)
-
-
-# -- tokens and character trigrams -------------------------------------------------------------
-def trigram_ids(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Hashed ids of every character trigram and of its first two characters, and its sentence.
-
-    ``text`` is ``lowered(sentences)``: each sentence is followed by an end mark, so a trigram
-    may end a sentence but not span two. The hash is splitmix64 of the three code points packed
-    into 63 bits (code points are < 2^21).
-    """
-    codes, sentence_of, _ = text
-    return _trigrams(codes.astype(np.uint64), sentence_of, np.uint64(buckets))
-
-
-@numba.njit(cache=True, nogil=True)
-def _trigrams(codes, sentence_of, buckets):  # pragma: no cover - compiled
-    size = max(len(codes) - 2, 0)
-    trigram, context, sentence = np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size, np.int64)
-    k = 0
-    for i in range(size):
-        if codes[i] == 10 or sentence_of[i] != sentence_of[i + 2]:
-            continue
-        pair = codes[i] | (codes[i + 1] << np.uint64(21))
-        trigram[k] = np.int64(splitmix64(pair | (codes[i + 2] << np.uint64(42))) % buckets)
-        context[k] = np.int64(splitmix64(pair) % buckets)
-        sentence[k] = sentence_of[i]
-        k += 1
-    return trigram[:k], context[:k], sentence[:k]
-
-
-# -- corpus statistics -------------------------------------------------------------------------
-@dataclass
-class CorpusCounts:
-    """Integer statistics of the corpus, mergeable in any order (exact sums), per side:
-    ``trigrams[side]`` / ``contexts[side]``, hashed character-trigram and trigram-prefix counts;
-    ``words[side]`` / ``bigrams[side]``, hashed word and word-bigram counts (``words[side, 0]``:
-    the sentences, the context of each first word); ``accented[side]``, the words with a diacritic
-    per hashed spelling key (word_typicality.py).
-    """
-
-    trigrams: np.ndarray  # (2, fluency_buckets)
-    contexts: np.ndarray  # (2, fluency_buckets)
-    words: np.ndarray  # (2, word_buckets)
-    bigrams: np.ndarray  # (2, word_buckets)
-    accented: np.ndarray  # (2, word_buckets)
-
-    @classmethod
-    def count(cls, src: list[str], tgt: list[str], fluency_buckets: int, word_buckets: int) -> "CorpusCounts":
-        tables: dict[str, list] = {"trigrams": [], "contexts": [], "words": [], "bigrams": [], "accented": []}
-        for sentences in (src, tgt):
-            text = lowered(sentences)  # once per side: trigrams, words and spelling keys
-            trigram, context, _ = trigram_ids(text, fluency_buckets)
-            tables["trigrams"].append(np.bincount(trigram, minlength=fluency_buckets))
-            tables["contexts"].append(np.bincount(context, minlength=fluency_buckets))
-            previous, word, _ = word_bigrams(text, word_buckets)
-            words = np.bincount(word, minlength=word_buckets)
-            words[0] = np.count_nonzero(previous == 0)  # the sentences with a word: the first words' context
-            tables["words"].append(words)
-            tables["bigrams"].append(np.bincount(bigram_ids(previous, word, word_buckets), minlength=word_buckets))
-            tables["accented"].append(accented_counts(text, word_buckets))
-        return cls(**{name: np.stack(rows).astype(np.int32) for name, rows in tables.items()})
-
-    def merge(self, other: "CorpusCounts") -> "CorpusCounts":
-        return CorpusCounts(*(np.add(a, b, dtype=np.int64)
-                              for a, b in zip(self.arrays().values(), other.arrays().values())))
-
-    def add(self, other: "CorpusCounts") -> "CorpusCounts":
-        """``merge`` for a running total the caller owns: int64 sums made by the first merge (workers
-        send 32-bit counts), then added to in place."""
-        if self.trigrams.dtype != np.int64:
-            return self.merge(other)
-        for mine, theirs in zip(self.arrays().values(), other.arrays().values()):
-            np.add(mine, theirs, out=mine)
-        return self
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        return {"trigrams": self.trigrams, "contexts": self.contexts, "words": self.words, "bigrams": self.bigrams,
-                "accented": self.accented}
-
-
-def word_bigrams(text: tuple, word_buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every word of the sentences (``text``: their ``lowered`` code points; alignment.token_ids: hashed
-    into ids 1 .. word_buckets - 1) with the word before it (0 before the first), and its sentence."""
-    ids, indptr = token_ids(text, word_buckets - 1)
-    word = ids.astype(np.int64) + 1
-    lengths = np.diff(indptr)
-    first = np.zeros(word.size, dtype=bool)
-    first[indptr[:-1][lengths > 0]] = True
-    previous = np.where(first, 0, np.r_[0, word[:-1]])
-    return previous, word, np.repeat(np.arange(text[2]), lengths)
-
-
-def bigram_ids(previous: np.ndarray, word: np.ndarray, word_buckets: int) -> np.ndarray:
-    return (mix64(previous.astype(np.uint64) * np.uint64(word_buckets) + word.astype(np.uint64))
-            % np.uint64(word_buckets)).astype(np.int64)
-
-
-class CorpusModel:
-    """Fluency of each side under models counted on the corpus's own sides (:class:`CorpusCounts`):
-
-    * character trigrams: p(c | ab) = (c(abc) + a) / (c(ab) + a K), K = 256, a = 1/2;
-    * words: p(w | v) = (c(vw) + b p(w)) / (c(v) + b), p(w) = (c(w) + 1/2) / (N + B / 2) (N words,
-      B buckets, b = 4): a bigram model interpolated with the unigram one (Jelinek & Mercer 1980 with
-      a count-dependent weight, as Witten-Bell smoothing has): misordered, garbled or glued words
-      make bigrams and words the corpus does not have.
-
-    Every count a sentence's own n-gram is looked up with is lowered by the one occurrence the sentence
-    itself added (leave-one-out, floored at 0): a scored sentence was counted, and a word order or spelling
-    that only the sentence itself has is no evidence for it (without this, a misordered bigram that the
-    corpus has once, in that very sentence, would look as usual as its right order). For a corpus the
-    counts were not made on (a saved model scoring another corpus) this is absolute discounting by one
-    (Ney, Essen & Kneser 1994), and a saved model scores the corpus it was fitted on as that run did.
-    """
-
-    smoothing = 0.5
-    alphabet = 256
-    interpolation = 4.0
-    word_prior = 4.0  # words of no association (log ratio 0) every sentence is assumed to have besides its own
-
-    def __init__(self, counts: CorpusCounts):
-        a = self.smoothing
-        self.fluency_buckets = counts.trigrams.shape[1]
-        self.log_trigram = np.log(_others(counts.trigrams) + a)
-        self.log_context = np.log(_others(counts.contexts) + a * self.alphabet)
-        self.word_buckets = counts.words.shape[1]
-        total = counts.words[:, 1:].sum(axis=1, keepdims=True)
-        self.contexts = _others(counts.words)
-        self.unigram = (self.contexts + 0.5) / (total + 0.5 * self.word_buckets)
-        self.bigrams, self.reverse_bigrams, self.accented = _others(counts.bigrams), counts.bigrams, counts.accented
-
-    def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
-        """The CORPUS_FEATURES of each pair, (n, 8) float32."""
-        n, texts = len(src), [lowered(side) for side in (src, tgt)]  # each side lowered once
-        columns = [self.fluency(text, i) for i, text in enumerate(texts)]
-        words = [word_bigrams(text, self.word_buckets) for text in texts]
-        columns += [self.word_fluency(w, i, n) for i, w in enumerate(words)]
-        columns += [spelling(text, word, sentence, self.contexts[i], self.accented[i])
-                    for i, (text, (_, word, sentence)) in enumerate(zip(texts, words))]
-        columns += [swaps(*w, n, self.bigrams[i], self.reverse_bigrams[i],
-                          lambda v, x: bigram_ids(v, x, self.word_buckets)) for i, w in enumerate(words)]
-        return np.column_stack(columns).astype(np.float32)
-
-    def fluency(self, text: tuple, side: int) -> np.ndarray:
-        """Mean log p(c | ab) over each sentence's character trigrams (log 1/K without any)."""
-        trigram, context, sentence = trigram_ids(text, self.fluency_buckets)
-        log_p = self.log_trigram[side, trigram] - self.log_context[side, context]
-        n = text[2]
-        total, count = np.bincount(sentence, log_p, minlength=n), np.bincount(sentence, minlength=n)
-        return np.where(count > 0, total / np.maximum(count, 1), np.log(1.0 / self.alphabet))
-
-    def word_fluency(self, words: tuple[np.ndarray, np.ndarray, np.ndarray], side: int, n: int) -> np.ndarray:
-        """Mean log p(w | v) / p(w) over each sentence's words and ``word_prior`` words of log ratio 0:
-        how much more likely each word is after the word before it than alone, which misordered or
-        garbled words are not; rare words, which clean technical text has plenty of, do not lower it as
-        they lower log p(w | v), and a sentence of one or two words, which says little, stays near 0.
-        ``words``: the ``word_bigrams`` of the side's ``n`` sentences."""
-        previous, word, sentence = words
-        b = self.interpolation
-        unigram = self.unigram[side, word]
-        p = ((self.bigrams[side, bigram_ids(previous, word, self.word_buckets)] + b * unigram)
-             / (self.contexts[side, previous] + b))
-        total, count = np.bincount(sentence, np.log(p / unigram), minlength=n), np.bincount(sentence, minlength=n)
-        return total / (count + self.word_prior)
-
-
-def _others(counts: np.ndarray) -> np.ndarray:
-    """Counts without the looked-up sentence's own occurrence (leave-one-out; CorpusModel)."""
-    return np.maximum(counts.astype(np.int64) - 1, 0)

@@ -23,11 +23,12 @@ from ..pairs import open_pairs
 from ..phsic.model import PHSIC
 from ..phsic.moments import CrossMoments
 from .config import FilterConfig
-from .features import CorpusCounts
+from .corpus import CorpusCounts
 from .learning import LearnedScorer
 from .passes import FEATURE_BLOCK, FilterContext, Task, features_task, score_task, screen_task, statistics_task
 from .rules import PASS
 from .sampling import NO_BOUND, Sample
+from .sentences import SentenceCounts
 from .workspace import Workspace
 
 
@@ -41,6 +42,7 @@ class Screening:
     sample: Sample | None = None
     counts: CorpusCounts | None = None
     texts: Sample | None = None
+    sentences: SentenceCounts | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,7 +164,10 @@ class FilterJob:
                 counts = result.counts if counts is None else counts.add(result.counts)
             if result.texts is not None:
                 texts = result.texts if texts is None else texts.merge(result.texts, text_limit)
-        return Screening(moments, sample, counts, texts)
+            if result.sentences is not None:
+                self.work.append("sentences", result.sentences)
+        sentences = SentenceCounts.of(self.work.array("sentences", np.uint64)) if counts is not None else None
+        return Screening(moments, sample, counts, texts, sentences)
 
     def statistics(self, model: PHSIC, encoders: list, rule_codes: np.ndarray) -> CrossMoments | None:
         """Pass 2 (data-space kernels): the PHSIC statistics of the lines whose ``rule_codes`` pass."""
@@ -173,13 +178,17 @@ class FilterJob:
                 moments = result if moments is None else moments.add(result)
         return moments
 
-    def features(self, model: PHSIC, encoders: list, learned: LearnedScorer, src: list[str], tgt: list[str]
-                 ) -> np.ndarray:
+    def features(self, model: PHSIC, encoders: list, learned: LearnedScorer, src: list[str], tgt: list[str],
+                 originals: tuple | None = None) -> np.ndarray:
         """Every feature of the training examples ``(src, tgt)``, computed by the engine's workers in
         blocks of ``FEATURE_BLOCK`` pairs: each row depends on its pair alone, so the rows are those
         of one block of all the pairs (the classifier's bytes do not depend on the engine)."""
         ctx = FilterContext(self.cfg, model, encoders, learned)
-        blocks = ((src[i : i + FEATURE_BLOCK], tgt[i : i + FEATURE_BLOCK]) for i in range(0, len(src), FEATURE_BLOCK))
+        def block(i: int) -> tuple:
+            rows = slice(i, i + FEATURE_BLOCK)
+            return src[rows], tgt[rows], tuple(part[rows] for part in originals) if originals else None
+
+        blocks = (block(i) for i in range(0, len(src), FEATURE_BLOCK))
         return np.vstack(list(self.engine.map(features_task, ctx, blocks)))
 
     def score(self, model: PHSIC, encoders: list, reasons: np.ndarray, learned: LearnedScorer | None = None,

@@ -16,9 +16,10 @@ import numpy as np
 from ..errors import InputError
 from .alignment import AlignmentModel
 from .classifier import PairClassifier
+from .corpus import CorpusCounts, CorpusModel
 from .extractor import FeatureExtractor
-from .features import CorpusCounts, CorpusModel
 from .noise import DEFAULT_NOISE_KINDS, NOISE_FAMILIES, NOISE_KINDS, synthesize
+from .sentences import SentenceCounts
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,11 +33,12 @@ class LearnedScorer:
     alignment: AlignmentModel
     classifier: PairClassifier | None = None
     validation: dict | None = None
+    sentences: SentenceCounts = dataclasses.field(default_factory=SentenceCounts.none)
 
     def extractor(self, src_lang: str | None, tgt_lang: str | None, encoders, phsic) -> FeatureExtractor:
         """Every feature of a pair, with the pair ``encoders`` and a fitted ``phsic``."""
-        return FeatureExtractor(self.names, src_lang, tgt_lang, encoders, phsic, CorpusModel(self.counts),
-                                self.alignment)
+        return FeatureExtractor(self.names, src_lang, tgt_lang, encoders, phsic,
+                                CorpusModel(self.counts, self.sentences), self.alignment)
 
 
 def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[str], src: list[str], tgt: list[str],
@@ -67,7 +69,13 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     noisy_src, noisy_tgt, kinds = synthesize(src, tgt, seed, noise_kinds)
     if fit is not None:
         fit(src, tgt)
-    F = features(src + noisy_src, tgt + noisy_tgt)
+    # a synthetic example is scored as if it stood in the corpus in its original's place (CorpusModel.features);
+    # a side it keeps as it was has no original to leave out besides itself
+    present = np.array([[text in corpus for text in noisy] for noisy, corpus in ((noisy_src, set(src)),
+                                                                              (noisy_tgt, set(tgt)))]).T
+    replaced = [[o if o != t else "" for t, o in zip(noisy, clean)] for noisy, clean in ((noisy_src, src),
+                                                                                         (noisy_tgt, tgt))]
+    F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt, (*replaced, present))])
     clean = np.repeat([True, False], len(src))
     families = (list(dict.fromkeys(NOISE_FAMILIES[kind] for kind in noise_kinds)) if detectors
                 else ["noise"])

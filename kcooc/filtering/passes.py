@@ -31,12 +31,13 @@ from ..hashing import pair_hashes
 from ..linalg import vstack
 from ..phsic.model import PHSIC
 from ..phsic.moments import CrossMoments
-from ..text import TextStats
+from ..text import TextStats, lowered
 from .config import FilterConfig
-from .features import CorpusCounts
+from .corpus import CorpusCounts
 from .learning import LearnedScorer
 from .rules import PASS, rule_reasons
 from .sampling import NO_BOUND, Sample, lowest, sample_priorities
+from .sentences import sentence_keys
 from .spool import load_spooled, save_spooled, spool_file
 
 FEATURE_BLOCK = 2048  # training examples per task of the features step (40,000 examples: 20 tasks)
@@ -64,6 +65,7 @@ class Screened:
     sample: Sample | None  # the task's lowest-priority passing pairs, encoded: columns (X, Y)
     counts: CorpusCounts | None = None
     texts: Sample | None = None  # the task's lowest-priority passing pairs: columns (src, tgt)
+    sentences: np.ndarray | None = None  # sentences.sentence_keys of the passing pairs' sides
 
 
 @dataclasses.dataclass
@@ -136,7 +138,7 @@ def screen_task(ctx: FilterContext, task: Task) -> Screened:
     reasons = np.concatenate(reasons) if reasons else np.zeros(0, np.uint8)
     words = np.concatenate(words).astype(np.int32) if cfg.select.word_budget is not None and words else None
     passing = np.flatnonzero(reasons == PASS)
-    moments = sample = counts = texts = encoded = None
+    moments = sample = counts = texts = encoded = sentences = None
     if ctx.model is not None and ctx.model.x_map is not None:  # feature-space kernel: train in this pass
         moments, encoded = ctx.moments(task, passing, keep=ctx.spool is not None)
     elif ctx.model is not None:  # data-space kernel: offer this task's share of the global sample
@@ -146,7 +148,9 @@ def screen_task(ctx: FilterContext, task: Task) -> Screened:
         sample = Sample(priorities[keep], task.offset + passing[keep], stack_blocks(blocks)) if blocks else None
     src, tgt = [task.src[i] for i in passing.tolist()], [task.tgt[i] for i in passing.tolist()]
     if ctx.learn and passing.size:  # learning the scorer: count and sample
-        counts = CorpusCounts.count(src, tgt, cfg.learn.fluency_buckets, cfg.learn.word_buckets)
+        lowered_sides = (lowered(src), lowered(tgt))
+        counts = CorpusCounts.of_lowered(lowered_sides, cfg.learn.fluency_buckets, cfg.learn.word_buckets)
+        sentences = np.concatenate([sentence_keys(text, side) for side, text in enumerate(lowered_sides)])
         priorities = sample_priorities(task.offset + passing, cfg.seed)
         keep = lowest(priorities, task.text_bound, cfg.learn.sample)
         texts = Sample(priorities[keep], task.offset + passing[keep],
@@ -154,7 +158,7 @@ def screen_task(ctx: FilterContext, task: Task) -> Screened:
     if ctx.spool is not None and passing.size:  # the score pass reads the passing pairs from here
         save_spooled(spool_file(ctx.spool, task.offset), passing, src, tgt, encoded)
     return Screened(reasons, pair_hashes(task.src, task.tgt) if cfg.rules.dedup else None, words, moments, sample,
-                    counts, texts)
+                    counts, texts, sentences)
 
 
 def statistics_task(ctx: FilterContext, task: Task) -> CrossMoments | None:
@@ -193,8 +197,8 @@ def score_task(ctx: FilterContext, task: Task) -> Scored:
     return Scored(task.reasons.size, task.rows, scores, features, weakest)
 
 
-def features_task(ctx: FilterContext, pairs: tuple[list[str], list[str]]) -> np.ndarray:
-    """Every feature of a block of training examples (texts), one row per pair."""
+def features_task(ctx: FilterContext, pairs: tuple[list[str], list[str], tuple | None]) -> np.ndarray:
+    """Every feature of a block of training examples (texts, and the originals of synthetic ones), one row per pair."""
     return ctx.extractor(*pairs)
 
 

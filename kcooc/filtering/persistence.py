@@ -1,7 +1,8 @@
 """The ``filter`` artifact: what ``filter-parallel --save-model`` writes and ``--model`` reads.
 
-One ``.npz`` holds the three parts of the learned pair-quality score: PHSIC (arrays ``phsic_*``),
-the corpus counts (``counts_*``), the alignment tables (``alignment_*``) and the classifier (``classifier_*``),
+One ``.npz`` holds the parts of the learned pair-quality score: PHSIC (arrays ``phsic_*``), the corpus
+counts (``counts_*``) with the sentences the corpus has more than once (``sentences_*``), the alignment
+tables (``alignment_*``) and the classifier (``classifier_*``),
 with the config, the encoders' specs, the feature names, the languages and the validation report in the header.
 """
 
@@ -17,16 +18,17 @@ from ..phsic.persistence import check_encoder_specs
 from .alignment import AlignmentModel
 from .classifier import PairClassifier
 from .config import FilterConfig, LearnConfig
-from .features import CorpusCounts
+from .corpus import CorpusCounts
 from .learning import LearnedScorer
+from .sentences import SentenceCounts
 
 KIND = "filter"
 # Raised whenever a feature's definition changes under the same name (2: numbers spelled out on the other
 # side, the mismatches as indicators, GCC placeholders), so a model is never scored with features it was
 # not trained on; 3: surface damage, word fluency and link order, and the monotone classifier; 4: misdecoded
 # UTF-8 apart from the glyphs, letter-spaced words, initial case, spelling and swapped words; 7: a typicality
-# share per input).
-FEATURE_VERSION = 7
+# share per input; 8: a sentence the corpus has more than once is looked up without all its occurrences).
+FEATURE_VERSION = 8
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
@@ -37,6 +39,7 @@ def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], le
     classifier_params, classifier_arrays = learned.classifier.state()
     counts = {k: v.astype(np.int64) for k, v in learned.counts.arrays().items()}
     arrays = {**{f"phsic_{k}": v for k, v in phsic_arrays.items()}, **{f"counts_{k}": v for k, v in counts.items()},
+              **{f"sentences_{k}": v for k, v in learned.sentences.arrays().items()},
               **{f"alignment_{k}": v for k, v in learned.alignment.arrays().items()},
               **{f"classifier_{k}": v for k, v in classifier_arrays.items()}}
     artifact.save(path, KIND, arrays, {
@@ -70,6 +73,7 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: l
         check_header(header)
         model = PHSIC.from_artifact({"model": header["phsic"], "config": header["config"]}, part("phsic_"))
         counts = CorpusCounts(**part("counts_"))
+        sentences = SentenceCounts(**part("sentences_"))
         alignment = AlignmentModel.from_arrays(part("alignment_"))
         classifier = PairClassifier.from_state(header["classifier"], part("classifier_"))
         encoders = header["encoders"]
@@ -83,7 +87,10 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: l
              f"{path}: corpus counts have bad shapes")
     _require(classifier.names == names and isinstance(encoders, list), f"{path}: its classifier's features are not "
              "the model's")
-    return header, model, LearnedScorer(names, counts, alignment, classifier, header.get("validation"))
+    _require(sentences.keys.dtype == np.uint64 and sentences.keys.shape == sentences.counts.shape
+             and sentences.keys.ndim == 1 and bool(np.all(sentences.keys[1:] > sentences.keys[:-1]))
+             and bool(np.all(sentences.counts > 1)), f"{path}: its repeated sentences are not a sorted table")
+    return header, model, LearnedScorer(names, counts, alignment, classifier, header.get("validation"), sentences)
 
 
 def check_header(header: dict) -> None:

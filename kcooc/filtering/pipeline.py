@@ -125,8 +125,9 @@ def learn_scorer(job: FilterJob, model: PHSIC, encoders: list, screening: Screen
         nonlocal alignment
         alignment = AlignmentModel.fit(src, tgt, cfg.learn.lexical_buckets, job.engine.local_cores)
 
-    def features(src: list[str], tgt: list[str]) -> np.ndarray:
-        return job.features(model, encoders, LearnedScorer(names, screening.counts, alignment), src, tgt)
+    def features(src: list[str], tgt: list[str], originals: tuple | None = None) -> np.ndarray:
+        return job.features(model, encoders, LearnedScorer(names, screening.counts, alignment,
+                                                            sentences=screening.sentences), src, tgt, originals)
 
     src, tgt = (column.tolist() for column in screening.texts.columns)
     classifier, validation = train(
@@ -136,7 +137,7 @@ def learn_scorer(job: FilterJob, model: PHSIC, encoders: list, screening: Screen
         feature_noise_tail=cfg.learn.feature_noise_tail, typicality_share=cfg.learn.typicality_share,
         typicality_length_share=cfg.learn.typicality_length_share, typicality_weight=cfg.learn.typicality_weight,
         noise_kinds=cfg.learn.noise_kinds)
-    return LearnedScorer(names, screening.counts, alignment, classifier, validation)
+    return LearnedScorer(names, screening.counts, alignment, classifier, validation, screening.sentences)
 
 
 def load(job: FilterJob, model_path: str) -> FittedFilter:

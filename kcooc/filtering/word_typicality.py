@@ -24,9 +24,9 @@ count of the word bigram v w,
     swap(v w) = log (c(v w) + 1/2) / (c(w v) + 1/2),
 
 and a side's feature is its lowest adjacent pair's, at most 0 (0 for fewer than two words); c(v w), the
-sentence's own bigram, is counted without the sentence's own occurrence (features.CorpusModel).
+sentence's own bigram, is counted without the sentence's own occurrence (corpus.CorpusModel).
 
-Words and bigrams are hashed as the word fluency's (features.word_bigrams, ``CorpusCounts``).
+Words and bigrams are hashed as the word fluency's (corpus.word_bigrams, ``CorpusCounts``).
 """
 
 from __future__ import annotations
@@ -72,27 +72,22 @@ def accented_counts(text: tuple, buckets: int) -> np.ndarray:
     return np.bincount(keys[accented], minlength=buckets)
 
 
-def spelling(text: tuple, word: np.ndarray, sentence: np.ndarray, words: np.ndarray,
+def spelling(text: tuple, word: np.ndarray, sentence: np.ndarray, count: np.ndarray,
              accented: np.ndarray) -> np.ndarray:
     """Each sentence's lowest spelling(w) (module docstring); ``text``: the sentences' ``lowered`` code
-    points, ``word``, ``sentence``: their words' ids in the ``words`` counts and their sentences
-    (features.word_bigrams), ``accented``: accented_counts."""
+    points, ``word``, ``sentence``: their words' ids and their sentences (corpus.word_bigrams),
+    ``count``: c(w) of each, without the sentence's own occurrences, ``accented``: accented_counts."""
     keys, had_accent = spelling_keys(text, accented.size)
-    count = words[word]
     log_share = np.where(had_accent, 0.0, np.log((count + 0.5) / (count + accented[keys] + 0.5)))
     return lowest(log_share, sentence, text[2])
 
 
-def swaps(previous: np.ndarray, word: np.ndarray, sentence: np.ndarray, n: int, bigrams: np.ndarray,
-          reverse_bigrams: np.ndarray, bigram_id) -> np.ndarray:
-    """Each of ``n`` sentences' lowest swap(v w) (module docstring); ``previous``, ``word``, ``sentence``:
-    features.word_bigrams (``previous`` 0 before a sentence's first word), ``bigrams``: the side's bigram
-    counts without the sentence's own (c(v w)), ``reverse_bigrams``: with them (c(w v)), ``bigram_id(v, w)``:
-    their hashed ids."""
+def swaps(previous: np.ndarray, sentence: np.ndarray, n: int, bigrams: np.ndarray, reverse: np.ndarray) -> np.ndarray:
+    """Each of ``n`` sentences' lowest swap(v w) (module docstring); ``previous``, ``sentence``: corpus.word_bigrams
+    (``previous`` 0 before a sentence's first word), ``bigrams``: c(v w) of each word, without the sentence's own
+    occurrences, ``reverse``: c(w v), with them."""
     inside = previous > 0
-    v, w = previous[inside], word[inside]
-    return lowest(np.log((bigrams[bigram_id(v, w)] + 0.5) / (reverse_bigrams[bigram_id(w, v)] + 0.5)),
-                  sentence[inside], n)
+    return lowest(np.log((bigrams[inside] + 0.5) / (reverse[inside] + 0.5)), sentence[inside], n)
 
 
 def lowest(values: np.ndarray, sentence: np.ndarray, n: int) -> np.ndarray:

@@ -1,0 +1,232 @@
+"""Corpus features of the learned filter score: how typical each side is of the corpus's own sides.
+
+The screen pass counts the corpus (:class:`CorpusCounts`: hashed character trigrams, words, word
+bigrams and accented spellings per side; integer counts merged in task order, so every engine gets the
+same); :class:`CorpusModel` scores each side under those counts: a character-trigram fluency
+(Zipporah, Xu & Koehn 2017, uses the same fluency idea), a word-bigram fluency, and the spelling and
+word-order typicality of word_typicality.py. Every lookup leaves out the sentence's own occurrences
+(sentences.py); a synthetic training example is looked up as if it stood in the corpus in the place of
+the pair it was made from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from ..hashing import mix64, splitmix64
+from ..text import lowered
+from .alignment import token_ids
+from .sentences import Multiset, SentenceCounts, sentence_keys, without_own
+from .word_typicality import WORD_TYPICALITY_FEATURES, accented_counts, spelling, swaps
+
+CORPUS_FEATURES = ("fluency_src", "fluency_tgt", "words_src", "words_tgt", *WORD_TYPICALITY_FEATURES)
+
+
+# -- tokens and character trigrams -------------------------------------------------------------
+def trigram_ids(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hashed ids of every character trigram and of its first two characters, and its sentence.
+
+    ``text`` is ``lowered(sentences)``: each sentence is followed by an end mark, so a trigram
+    may end a sentence but not span two. The hash is splitmix64 of the three code points packed
+    into 63 bits (code points are < 2^21).
+    """
+    codes, sentence_of, _ = text
+    return _trigrams(codes.astype(np.uint64), sentence_of, np.uint64(buckets))
+
+
+@numba.njit(cache=True, nogil=True)
+def _trigrams(codes, sentence_of, buckets):  # pragma: no cover - compiled
+    size = max(len(codes) - 2, 0)
+    trigram, context, sentence = np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size, np.int64)
+    k = 0
+    for i in range(size):
+        if codes[i] == 10 or sentence_of[i] != sentence_of[i + 2]:
+            continue
+        pair = codes[i] | (codes[i + 1] << np.uint64(21))
+        trigram[k] = np.int64(splitmix64(pair | (codes[i + 2] << np.uint64(42))) % buckets)
+        context[k] = np.int64(splitmix64(pair) % buckets)
+        sentence[k] = sentence_of[i]
+        k += 1
+    return trigram[:k], context[:k], sentence[:k]
+
+
+# -- corpus statistics -------------------------------------------------------------------------
+@dataclass
+class CorpusCounts:
+    """Integer statistics of the corpus, mergeable in any order (exact sums), per side:
+    ``trigrams[side]`` / ``contexts[side]``, hashed character-trigram and trigram-prefix counts;
+    ``words[side]`` / ``bigrams[side]``, hashed word and word-bigram counts (``words[side, 0]``:
+    the sentences, the context of each first word); ``accented[side]``, the words with a diacritic
+    per hashed spelling key (word_typicality.py).
+    """
+
+    trigrams: np.ndarray  # (2, fluency_buckets)
+    contexts: np.ndarray  # (2, fluency_buckets)
+    words: np.ndarray  # (2, word_buckets)
+    bigrams: np.ndarray  # (2, word_buckets)
+    accented: np.ndarray  # (2, word_buckets)
+
+    @classmethod
+    def count(cls, src: list[str], tgt: list[str], fluency_buckets: int, word_buckets: int) -> "CorpusCounts":
+        return cls.of_lowered((lowered(src), lowered(tgt)), fluency_buckets, word_buckets)
+
+    @classmethod
+    def of_lowered(cls, texts: tuple[tuple, tuple], fluency_buckets: int, word_buckets: int) -> "CorpusCounts":
+        """The counts of both sides' ``lowered`` sentences (trigrams, words and spelling keys of one lowering)."""
+        tables: dict[str, list] = {"trigrams": [], "contexts": [], "words": [], "bigrams": [], "accented": []}
+        for text in texts:
+            trigram, context, _ = trigram_ids(text, fluency_buckets)
+            tables["trigrams"].append(np.bincount(trigram, minlength=fluency_buckets))
+            tables["contexts"].append(np.bincount(context, minlength=fluency_buckets))
+            previous, word, _ = word_bigrams(text, word_buckets)
+            words = np.bincount(word, minlength=word_buckets)
+            words[0] = np.count_nonzero(previous == 0)  # the sentences with a word: the first words' context
+            tables["words"].append(words)
+            tables["bigrams"].append(np.bincount(bigram_ids(previous, word, word_buckets), minlength=word_buckets))
+            tables["accented"].append(accented_counts(text, word_buckets))
+        return cls(**{name: np.stack(rows).astype(np.int32) for name, rows in tables.items()})
+
+    def merge(self, other: "CorpusCounts") -> "CorpusCounts":
+        return CorpusCounts(*(np.add(a, b, dtype=np.int64)
+                              for a, b in zip(self.arrays().values(), other.arrays().values())))
+
+    def add(self, other: "CorpusCounts") -> "CorpusCounts":
+        """``merge`` for a running total the caller owns: int64 sums by the first merge, then in place."""
+        if self.trigrams.dtype != np.int64:
+            return self.merge(other)
+        for mine, theirs in zip(self.arrays().values(), other.arrays().values()):
+            np.add(mine, theirs, out=mine)
+        return self
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return dict(vars(self))  # the fields, in their order
+
+
+def word_bigrams(text: tuple, word_buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every word of the sentences (``text``: their ``lowered`` code points; alignment.token_ids: hashed
+    into ids 1 .. word_buckets - 1) with the word before it (0 before the first), and its sentence."""
+    ids, indptr = token_ids(text, word_buckets - 1)
+    word = ids.astype(np.int64) + 1
+    lengths = np.diff(indptr)
+    first = np.zeros(word.size, dtype=bool)
+    first[indptr[:-1][lengths > 0]] = True
+    previous = np.where(first, 0, np.r_[0, word[:-1]])
+    return previous, word, np.repeat(np.arange(text[2]), lengths)
+
+
+def bigram_ids(previous: np.ndarray, word: np.ndarray, word_buckets: int) -> np.ndarray:
+    return (mix64(previous.astype(np.uint64) * np.uint64(word_buckets) + word.astype(np.uint64))
+            % np.uint64(word_buckets)).astype(np.int64)
+
+
+class CorpusModel:
+    """Fluency of each side under models counted on the corpus's own sides (:class:`CorpusCounts`):
+
+    * character trigrams: p(c | ab) = (c(abc) + a) / (c(ab) + a K), K = 256, a = 1/2;
+    * words: p(w | v) = (c(vw) + b p(w)) / (c(v) + b), p(w) = (c(w) + 1/2) / (N + B / 2) (N words,
+      B buckets, b = 4): a bigram model interpolated with the unigram one (Jelinek & Mercer 1980 with
+      a count-dependent weight, as Witten-Bell smoothing has): misordered, garbled or glued words
+      make bigrams and words the corpus does not have.
+
+    Every count a sentence's own n-gram is looked up with is lowered by the occurrences the sentence itself
+    added (leave-one-out, floored at 0; as many as the corpus has the sentence, ``sentences``): a word order
+    or spelling that only the sentence itself has is no evidence for it (else a misordered bigram that the
+    corpus has once, in that very sentence, would look as usual as its right order). For a corpus the counts
+    were not made on (a saved model scoring another) this is absolute discounting by one (Ney, Essen &
+    Kneser 1994); a saved model scores the corpus it was fitted on as that run did.
+    """
+
+    smoothing = 0.5
+    alphabet = 256
+    interpolation = 4.0
+    word_prior = 4.0  # words of no association (log ratio 0) every sentence is assumed to have besides its own
+
+    def __init__(self, counts: CorpusCounts, sentences: SentenceCounts | None = None):
+        a = self.smoothing
+        self.counts, self.sentences = counts, sentences or SentenceCounts.none()
+        self.fluency_buckets, self.word_buckets = counts.trigrams.shape[1], counts.words.shape[1]
+        self.log_trigram = np.log(without_own(counts.trigrams, slice(None), 1) + a)  # a sentence had once
+        self.log_context = np.log(without_own(counts.contexts, slice(None), 1) + a * self.alphabet)
+        self.total = counts.words[:, 1:].sum(axis=1)
+
+    def features(self, src: list[str], tgt: list[str], originals: tuple | None = None) -> np.ndarray:
+        """The CORPUS_FEATURES of each pair, (n, 8) float32. ``originals`` = (sources, targets, present): for
+        synthetic examples, the corpus pair each replaces, whose n-grams are left out of the counts instead
+        of the example's own, and whether each example side is a sentence of the corpus ((n, 2) bool: then
+        its occurrences are left out too): the example is scored as if it stood in the corpus in its
+        original's place, as a noisy pair of a real corpus is."""
+        sides = []
+        for side, sentences in enumerate((src, tgt)):
+            text = lowered(sentences)  # once per side
+            own = self.sentences.occurrences(sentence_keys(text, side))
+            original = None
+            if originals is not None:
+                own = own * originals[2][:, side]
+                original = self.original_ngrams(lowered(originals[side]))
+            sides.append(self.side_features(text, side, own, original))
+        return np.column_stack([column for columns in zip(*sides) for column in columns]).astype(np.float32)
+
+    def side_features(self, text: tuple, side: int, own: np.ndarray, original: dict | None) -> tuple:
+        """fluency, words, spelling and swaps of one side's sentences (``text``: lowered), each looked up without
+        its ``own`` occurrences and, for a synthetic example, its ``original``'s n-grams (original_ngrams)."""
+        counts, n = self.counts, text[2]
+        previous, word, sentence = word_bigrams(text, self.word_buckets)
+        own_word = own[sentence]
+
+        def lookup(table, ids, kind):
+            value = table[ids].astype(np.int64) - own_word
+            return np.maximum(value - original[kind](sentence, ids) if original else value, 0)
+
+        forward, backward = bigram_ids(previous, word, self.word_buckets), bigram_ids(word, previous, self.word_buckets)
+        bigrams = lookup(counts.bigrams[side], forward, "bigrams")
+        words = lookup(counts.words[side], word, "words")
+        contexts = lookup(counts.words[side], previous, "words")
+        reverse = counts.bigrams[side][backward] - (original["bigrams"](sentence, backward) if original else 0)
+        return (self.fluency(text, side, own, original), self.word_fluency(bigrams, contexts, words, sentence, side, n),
+                spelling(text, word, sentence, words, counts.accented[side]),
+                swaps(previous, sentence, n, bigrams, reverse))
+
+    def original_ngrams(self, text: tuple) -> dict:
+        trigram, context, at = trigram_ids(text, self.fluency_buckets)
+        previous, word, sentence = word_bigrams(text, self.word_buckets)
+        first = previous == 0
+        return {"trigrams": Multiset(at, trigram, self.fluency_buckets),
+                "contexts": Multiset(at, context, self.fluency_buckets),
+                "words": Multiset(np.r_[sentence, sentence[first]], np.r_[word, previous[first]], self.word_buckets),
+                "bigrams": Multiset(sentence, bigram_ids(previous, word, self.word_buckets), self.word_buckets)}
+
+    def fluency(self, text: tuple, side: int, own: np.ndarray, original: dict | None = None) -> np.ndarray:
+        """Mean log p(c | ab) over each sentence's character trigrams (log 1/K without any); ``own``: occurrences."""
+        trigram, context, sentence = trigram_ids(text, self.fluency_buckets)
+        log_p = self.log_trigram[side, trigram] - self.log_context[side, context]
+        repeated = np.flatnonzero(own[sentence] != 1) if original is None else np.arange(trigram.size)
+        if repeated.size:
+            times, a, at = own[sentence[repeated]], self.smoothing, sentence[repeated]
+            if original is not None:
+                tri = times + original["trigrams"](at, trigram[repeated])
+                ctx = times + original["contexts"](at, context[repeated])
+            else:
+                tri = ctx = times
+            log_p[repeated] = (np.log(without_own(self.counts.trigrams[side], trigram[repeated], tri) + a)
+                               - np.log(without_own(self.counts.contexts[side], context[repeated], ctx)
+                                        + a * self.alphabet))
+        n = text[2]
+        total, count = np.bincount(sentence, log_p, minlength=n), np.bincount(sentence, minlength=n)
+        return np.where(count > 0, total / np.maximum(count, 1), np.log(1.0 / self.alphabet))
+
+    def word_fluency(self, bigrams: np.ndarray, contexts: np.ndarray, words: np.ndarray, sentence: np.ndarray,
+                     side: int, n: int) -> np.ndarray:
+        """Mean log p(w | v) / p(w) over each sentence's words and ``word_prior`` words of log ratio 0:
+        how much more likely each word is after the word before it than alone, which misordered or
+        garbled words are not; rare words, which clean technical text has plenty of, do not lower it as
+        they lower log p(w | v), and a sentence of one or two words, which says little, stays near 0.
+        ``bigrams``, ``contexts``, ``words``: c(vw), c(v), c(w) of each word of the side's ``n`` sentences
+        (features.word_bigrams, in ``sentence``), without the sentence's own occurrences."""
+        b = self.interpolation
+        unigram = (words + 0.5) / (self.total[side] + 0.5 * self.word_buckets)
+        p = (bigrams + b * unigram) / (contexts + b)
+        total, count = np.bincount(sentence, np.log(p / unigram), minlength=n), np.bincount(sentence, minlength=n)
+        return total / (count + self.word_prior)
