@@ -346,6 +346,10 @@ def test_learned_model_is_validated(tmp_path):
             poisoned.writestr(member, data)
     poisoned, _ = learned_run(tmp_path, "--model", tmp_path / "nan.npz", name="n.tsv", check=False)
     assert poisoned.returncode == 2 and "NaN" in poisoned.stderr and not (tmp_path / "n.tsv").exists()
+    unsorted = {**arrays, "sentences_keys": np.array([5, 3], np.uint64), "sentences_counts": np.array([2, 2])}
+    artifact.save(str(tmp_path / "keys.npz"), "filter", unsorted, kept)
+    lying, _ = learned_run(tmp_path, "--model", tmp_path / "keys.npz", name="k.tsv", check=False)
+    assert lying.returncode == 2 and "repeated sentences are not a sorted table" in lying.stderr
     del arrays["counts_trigrams"]
     artifact.save(str(tmp_path / "bad2.npz"), "filter", arrays, {k: v for k, v in header.items() if k not in (
         "kind", "format_version", "kcooc_version")})
