@@ -190,6 +190,7 @@ class CorpusModel:
                 swaps(previous, sentence, n, bigrams, reverse))
 
     def original_ngrams(self, text: tuple) -> dict:
+        """The n-grams of each original (``text``: lowered), per table the synthetic examples are looked up in."""
         trigram, context, at = trigram_ids(text, self.fluency_buckets)
         previous, word, sentence = word_bigrams(text, self.word_buckets)
         first = previous == 0
@@ -199,7 +200,8 @@ class CorpusModel:
                 "bigrams": Multiset(sentence, bigram_ids(previous, word, self.word_buckets), self.word_buckets)}
 
     def fluency(self, text: tuple, side: int, own: np.ndarray, original: dict | None = None) -> np.ndarray:
-        """Mean log p(c | ab) over each sentence's character trigrams (log 1/K without any); ``own``: occurrences."""
+        """Mean log p(c | ab) over each sentence's character trigrams (log 1/K without any), each looked up
+        without the sentence's ``own`` occurrences and its ``original``'s trigrams (original_ngrams)."""
         trigram, context, sentence = trigram_ids(text, self.fluency_buckets)
         log_p = self.log_trigram[side, trigram] - self.log_context[side, context]
         repeated = np.flatnonzero(own[sentence] != 1) if original is None else np.arange(trigram.size)
@@ -224,7 +226,7 @@ class CorpusModel:
         garbled words are not; rare words, which clean technical text has plenty of, do not lower it as
         they lower log p(w | v), and a sentence of one or two words, which says little, stays near 0.
         ``bigrams``, ``contexts``, ``words``: c(vw), c(v), c(w) of each word of the side's ``n`` sentences
-        (features.word_bigrams, in ``sentence``), without the sentence's own occurrences."""
+        (word_bigrams, in ``sentence``), without the sentence's own occurrences."""
         b = self.interpolation
         unigram = (words + 0.5) / (self.total[side] + 0.5 * self.word_buckets)
         p = (bigrams + b * unigram) / (contexts + b)
