@@ -640,8 +640,8 @@ def test_damage_features_equal_a_per_pair_reference():
                ("Open a file", "f i c h i e r  o u v r i r"), ("a b", "フ ァ イ ル"), ("file opened", "Datei x y")]
     src, tgt = src + [d[0] for d in damaged], tgt + [d[1] for d in damaged]
     buckets = 1 << 20
-    got = damage_features(src, tgt, TextStats(src), TextStats(tgt), token_sequences(src, buckets),
-                          token_sequences(tgt, buckets))
+    got = damage_features(TextStats(src), TextStats(tgt), token_sequences(src, buckets), token_sequences(tgt, buckets),
+                          (lowered(src), lowered(tgt)))
     expected = np.array([naive_damage(s, t) for s, t in zip(src, tgt)])
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
     assert (expected[-len(damaged):] != 0).any(axis=0).all()  # every feature is exercised

@@ -355,9 +355,11 @@ class AlignmentModel:
                                 cls.null_probability, TOKEN_LIMIT, table_t if counts_t is None else counts_t,
                                 accumulate)
 
-    def features(self, src: list[str], tgt: list[str]) -> np.ndarray:
-        """The ALIGNMENT_FEATURES of each pair, (n, 6) float32."""
-        (s_ids, s_ptr), (t_ids, t_ptr) = token_sequences(src, self.buckets), token_sequences(tgt, self.buckets)
+    def features(self, src: list[str], tgt: list[str], texts: tuple | None = None) -> np.ndarray:
+        """The ALIGNMENT_FEATURES of each pair, (n, 6) float32; ``texts``: the sides' ``lowered`` code points, if the
+        caller has them."""
+        texts = texts or (lowered(src), lowered(tgt))
+        (s_ids, s_ptr), (t_ids, t_ptr) = token_ids(texts[0], self.buckets), token_ids(texts[1], self.buckets)
         if self._priors is None:
             self._priors = tuple(_prior_table(d, self.null_probability, TOKEN_LIMIT) for d in self.diagonals)
         fitted = np.isin(_pair_hashes(s_ptr, s_ids, t_ptr, t_ids), self.fitted, kind="sort")

@@ -152,15 +152,17 @@ class CorpusModel:
         self.log_context = np.log(without_own(counts.contexts, slice(None), 1) + a * self.alphabet)
         self.total = counts.words[:, 1:].sum(axis=1)
 
-    def features(self, src: list[str], tgt: list[str], originals: tuple | None = None) -> np.ndarray:
+    def features(self, src: list[str], tgt: list[str], originals: tuple | None = None, texts: tuple | None = None
+                 ) -> np.ndarray:
         """The CORPUS_FEATURES of each pair, (n, 8) float32. ``originals`` = (sources, targets, present): for
         synthetic examples, the corpus pair each replaces, whose n-grams are left out of the counts instead
         of the example's own, and whether each example side is a sentence of the corpus ((n, 2) bool: then
         its occurrences are left out too): the example is scored as if it stood in the corpus in its
-        original's place, as a noisy pair of a real corpus is."""
+        original's place, as a noisy pair of a real corpus is. ``texts``: the sides' ``lowered`` code points, if
+        the caller has them."""
         sides = []
         for side, sentences in enumerate((src, tgt)):
-            text = lowered(sentences)  # once per side
+            text = texts[side] if texts else lowered(sentences)
             own = self.sentences.occurrences(sentence_keys(text, side))
             original = None
             if originals is not None:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..text import CONTROL, LETTER, LOWER, SPACE, UPPER, TextStats, bmp, lowered
+from ..text import CONTROL, LETTER, LOWER, SPACE, UPPER, TextStats, bmp
 
 DAMAGE_FEATURES = ("glyphs_src", "glyphs_tgt", "encoding_src", "encoding_tgt", "repeats_src", "repeats_tgt",
                    "long_words_src", "long_words_tgt", "spaced_src", "spaced_tgt", "initial_case", "caps_gap",
@@ -174,10 +174,11 @@ def symbol_share(stats: TextStats) -> np.ndarray:
             / np.maximum(np.bincount(stats.sentence_of[visible], minlength=n), 1))
 
 
-def copied_share(src: list[str], tgt: list[str]) -> np.ndarray:
+def copied_share(src: tuple, tgt: tuple) -> np.ndarray:
     """Share of each target's distinct lower-cased character trigrams that its source has too (0 for
-    a target without trigrams; the trigrams of ``corpus.trigram_ids``, compared exactly)."""
-    (s_codes, s_of, n), (t_codes, t_of, _) = lowered(src), lowered(tgt)
+    a target without trigrams; the trigrams of ``corpus.trigram_ids``, compared exactly); ``src``, ``tgt``:
+    the sides' ``lowered`` code points."""
+    (s_codes, s_of, n), (t_codes, t_of, _) = src, tgt
     return _copied_share(s_codes.astype(np.int64), _starts(s_of, n), t_codes.astype(np.int64), _starts(t_of, n))
 
 
@@ -223,15 +224,15 @@ def _copied_share(s_codes, s_starts, t_codes, t_starts):  # pragma: no cover - c
     return out
 
 
-def damage_features(src: list[str], tgt: list[str], s: TextStats, t: TextStats, s_tokens: tuple, t_tokens: tuple
-                    ) -> np.ndarray:
+def damage_features(s: TextStats, t: TextStats, s_tokens: tuple, t_tokens: tuple, texts: tuple) -> np.ndarray:
     """The DAMAGE_FEATURES of each pair, (n, 14) float32; ``s``, ``t``: the sides' text statistics;
-    ``s_tokens``, ``t_tokens``: their token ids (alignment.token_sequences)."""
+    ``s_tokens``, ``t_tokens``: their token ids (alignment.token_sequences), ``texts``: their ``lowered`` code
+    points."""
     (s_caps, s_cased), (t_caps, t_cased) = case_share(s), case_share(t)
     columns = [glyph_share(s), glyph_share(t), np.log1p(misdecoded(s)), np.log1p(misdecoded(t)),
                repeat_share(*s_tokens), repeat_share(*t_tokens),
                np.log1p(longest_letter_run(s)), np.log1p(longest_letter_run(t)),
                np.log1p(spaced_letters(s)), np.log1p(spaced_letters(t)), (initial_case(s) * initial_case(t) >= 0),
                np.where(s_cased & t_cased, np.abs(s_caps - t_caps), 0.0), np.abs(symbol_share(s) - symbol_share(t)),
-               copied_share(src, tgt)]
+               copied_share(*texts)]
     return np.column_stack(columns).astype(np.float32)

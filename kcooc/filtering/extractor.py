@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..text import TextStats
-from .alignment import ALIGNMENT_FEATURES, AlignmentModel, token_sequences
+from ..text import TextStats, lowered
+from .alignment import ALIGNMENT_FEATURES, AlignmentModel, token_ids
 from .charsets import foreign_shares
 from .corpus import CORPUS_FEATURES, CorpusModel
 from .damage import DAMAGE_FEATURES, damage_features
@@ -42,27 +42,34 @@ class FeatureExtractor:
 
             self.identifier = LanguageIdentifier()
 
-    def pair(self, src: list[str], tgt: list[str], s: TextStats, t: TextStats) -> np.ndarray:
+    def pair(self, src: list[str], tgt: list[str], s: TextStats, t: TextStats, texts: tuple | None = None
+             ) -> np.ndarray:
         """The per-pair features (lengths, agreement, mismatch, damage, language ID, foreign letters), float32 (one row
-        per pair); ``s``, ``t``: the sides' text statistics."""
+        per pair); ``s``, ``t``: the sides' text statistics, ``texts``: their ``lowered`` code points (made here
+        if not given)."""
+        texts = texts or (lowered(src), lowered(tgt))
         items = pair_items(src, tgt, s, t)
-        tokens = token_sequences(src, 1 << 30), token_sequences(tgt, 1 << 30)
+        tokens = token_ids(texts[0], 1 << 30), token_ids(texts[1], 1 << 30)
         columns = [pair_features(src, tgt, s, t, items), mismatch_features(*items, len(src)),
-                   damage_features(src, tgt, s, t, *tokens)]
+                   damage_features(s, t, *tokens, texts)]
         for side, code in zip(self.sides, self.languages):
             columns.append(self.identifier.probability((src, tgt)[side], code).astype(np.float32)[:, None])
         for side, code in zip(self.sides, self.languages):
             columns.append(foreign_shares((src, tgt)[side], code, (tgt, src)[side])[:, None])
         return np.hstack(columns)
 
-    def statistical(self, src: list[str], tgt: list[str], X, Y, originals: tuple | None = None) -> np.ndarray:
+    def statistical(self, src: list[str], tgt: list[str], X, Y, originals: tuple | None = None,
+                    texts: tuple | None = None) -> np.ndarray:
         """PHSIC of the encoded pairs, the fluency and the alignment features, (n, 11) float32; ``originals``:
-        of synthetic examples (CorpusModel.features)."""
-        return np.column_stack([self.phsic.score(X, Y).astype(np.float32), self.corpus.features(src, tgt, originals),
-                                self.alignment.features(src, tgt)])
+        of synthetic examples (CorpusModel.features), ``texts``: the sides' ``lowered`` code points."""
+        texts = texts or (lowered(src), lowered(tgt))
+        phsic = self.phsic.score(X, Y).astype(np.float32)
+        return np.column_stack([phsic, self.corpus.features(src, tgt, originals, texts),
+                                self.alignment.features(src, tgt, texts)])
 
     def __call__(self, src: list[str], tgt: list[str], originals: tuple | None = None) -> np.ndarray:
         """Every feature, from the texts alone (used for the training examples; ``originals``: of synthetic ones)."""
         X, Y = self.encoders[0].encode(src), self.encoders[1].encode(tgt)
-        pair = self.pair(src, tgt, TextStats(src), TextStats(tgt))
-        return np.hstack([pair, self.statistical(src, tgt, X, Y, originals)])
+        texts = lowered(src), lowered(tgt)  # each side lowered once for every feature
+        pair = self.pair(src, tgt, TextStats(src), TextStats(tgt), texts)
+        return np.hstack([pair, self.statistical(src, tgt, X, Y, originals, texts)])

@@ -186,8 +186,9 @@ def score_task(ctx: FilterContext, task: Task) -> Scored:
     start = 0
     for X, Y, src_block, tgt_block in ctx.encode(src, tgt, positions, texts=True, encoded=encoded):
         block = slice(start, start + X.shape[0])
-        pair = ctx.extractor.pair(src_block, tgt_block, TextStats(src_block), TextStats(tgt_block))
-        F = np.hstack([pair, ctx.extractor.statistical(src_block, tgt_block, X, Y)])
+        texts = lowered(src_block), lowered(tgt_block)  # each side lowered once for every feature
+        pair = ctx.extractor.pair(src_block, tgt_block, TextStats(src_block), TextStats(tgt_block), texts)
+        F = np.hstack([pair, ctx.extractor.statistical(src_block, tgt_block, X, Y, texts=texts)])
         if ctx.keep_features:
             features[block] = F
             scores[block], weakest[block] = classifier.predict_with_reasons(F)
