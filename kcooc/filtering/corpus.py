@@ -179,8 +179,7 @@ class CorpusModel:
         own_word = own[sentence]
 
         def lookup(table, ids, kind):
-            value = table[ids].astype(np.int64) - own_word
-            return np.maximum(value - original[kind](sentence, ids) if original else value, 0)
+            return without_own(table, ids, own_word + original[kind](sentence, ids) if original else own_word)
 
         forward, backward = bigram_ids(previous, word, self.word_buckets), bigram_ids(word, previous, self.word_buckets)
         bigrams = lookup(counts.bigrams[side], forward, "bigrams")

@@ -64,12 +64,7 @@ class SentenceCounts:
 
     def occurrences(self, keys: np.ndarray) -> np.ndarray:
         """How many times the corpus has each sentence of ``keys``, at least 1."""
-        found = np.ones(keys.size, dtype=np.int64)
-        if self.keys.size:
-            at = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
-            hit = self.keys[at] == keys
-            found[hit] = self.counts[at[hit]]
-        return found
+        return counts_of(self.keys, self.counts, keys, missing=1)
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {"keys": self.keys, "counts": self.counts}
@@ -90,8 +85,14 @@ class Multiset:
 
     def __call__(self, rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
         """How many times each row of ``rows`` has the id beside it."""
-        if not self.keys.size:
-            return np.zeros(ids.size, dtype=np.int64)
-        query = rows.astype(np.int64) * self.size + ids
-        at = np.minimum(np.searchsorted(self.keys, query), self.keys.size - 1)
-        return np.where(self.keys[at] == query, self.counts[at], 0)
+        return counts_of(self.keys, self.counts, rows.astype(np.int64) * self.size + ids, missing=0)
+
+
+def counts_of(keys: np.ndarray, counts: np.ndarray, query: np.ndarray, missing: int) -> np.ndarray:
+    """The ``counts`` of each ``query`` in the sorted ``keys``, ``missing`` for one they do not hold."""
+    found = np.full(query.size, missing, dtype=np.int64)
+    if keys.size:
+        at = np.minimum(np.searchsorted(keys, query), keys.size - 1)
+        hit = keys[at] == query
+        found[hit] = counts[at[hit]]
+    return found
