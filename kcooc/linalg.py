@@ -138,6 +138,26 @@ def _cholesky(H: np.ndarray):
     raise LinAlgError("the Newton system stays singular with a ridge of its mean diagonal")
 
 
+def _bounded_newton_step(H: np.ndarray, gradient: np.ndarray, free: np.ndarray, lowest: np.ndarray) -> np.ndarray:
+    """The Newton step on the ``free`` entries (the others 0) with every entry it would take below ``lowest`` fixed
+    there and the remaining ones solved again, until none is (the variables that leave the feasible set are
+    fixed at their bound, as in Lawson & Hanson's NNLS, 1974, Ch. 23; a fixed weight whose gradient turns
+    is freed by the next Newton step's test): a step that lands on the constraints instead of one that
+    the line search's projection bends. The plain Newton step when that is not a descent direction."""
+    from scipy.linalg import cho_solve
+
+    step, plain, fixed = np.zeros(len(gradient)), None, np.zeros(0, dtype=np.int64)
+    while True:
+        rhs = gradient[free] + H[np.ix_(free, fixed)] @ step[fixed]
+        step[free] = -cho_solve(_cholesky(H[np.ix_(free, free)]), rhs)
+        plain = step.copy() if plain is None else plain
+        over = free[step[free] < lowest[free]]
+        if over.size == 0:
+            return step if gradient @ step < 0 else plain
+        step[over] = lowest[over]
+        fixed, free = np.union1d(fixed, over), np.setdiff1d(free, over)
+
+
 def fit_logistic(X: np.ndarray, y: np.ndarray, regularization: float, tol: float = 1e-6, max_iter: int = 100,
                  start: tuple[np.ndarray, float] | None = None, nonnegative: np.ndarray | None = None,
                  penalties: np.ndarray | None = None, hessian_rows: int = 4096) -> tuple[np.ndarray, float]:
@@ -149,8 +169,11 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, regularization: float, tol: float
 
     With ``nonnegative`` (a mask of the columns whose weight must be >= 0): the projected Newton
     method of Bertsekas (1982): the weights at their bound whose gradient pushes them out are held
-    there, the Newton step is taken on the others, and the line search follows the projection of the
-    step onto the constraints; it stops when the projected gradient is at most ``tol``.
+    there, the Newton step is taken on the others (with the weights it would take below 0 fixed there
+    and the rest solved again, ``_bounded_newton_step``: hundreds of the ramps' weights sit at their
+    bound, and a step the projection bends takes three times as many steps and line-search trials), and
+    the line search follows the projection of the step onto the constraints; it stops when the projected
+    gradient is at most ``tol``.
 
     The gradient is float64 over every row; the Hessian X^T diag(p(1 - p)) X / n is one float32 BLAS
     ``syrk`` (a fourth of a float64 ``X^T (W X)``'s time) over at most ``hessian_rows`` rows, every k-th
@@ -158,7 +181,7 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, regularization: float, tol: float
     columns): an approximate Hessian changes the steps, not the optimum the exact gradient defines. One
     BLAS thread: the same bytes on machines with any number of cores.
     """
-    from scipy.linalg import blas, cho_solve
+    from scipy.linalg import blas
     from scipy.special import expit
 
     n, width = X.shape
@@ -195,8 +218,9 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, regularization: float, tol: float
             H[np.arange(width), np.arange(width)] += penalty
             H[:width, width] = H[width, :width] = X[::stride].T @ h
             H[width, width] = h.sum()
-            step = np.zeros(width + 1)
-            step[free] = -cho_solve(_cholesky(H[np.ix_(free, free)]), gradient[free])
+            lowest = np.full(width + 1, -np.inf)  # a step at least this keeps the bounded weights >= 0
+            lowest[:width][bounded] = -w[bounded]
+            step = _bounded_newton_step(H, gradient, free, lowest)
             decrement = -(gradient @ step) / 2
             t = 1.0
             for _ in range(31):  # Armijo along the projected path

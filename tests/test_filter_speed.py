@@ -152,6 +152,47 @@ def test_newton_fit_reaches_the_regularised_optimum_from_any_start():
     assert not np.allclose(other[0], cold[0], atol=1e-3)
 
 
+def test_bounded_newton_fit_reaches_the_optimum_with_many_weights_at_their_bound(monkeypatch):
+    """With most weights bounded below by 0 and about half of them held there at the optimum (as the
+    monotone score's ramps are), fit_logistic ends where L-BFGS-B on the same objective ends, and its
+    steps that fix the weights they would take below 0 (_bounded_newton_step) keep every one >= 0."""
+    from scipy.optimize import minimize
+
+    from kcooc import linalg
+
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=(4000, 30))
+    X = np.hstack([base, np.maximum(base[:, :20, None] - np.array([-1.0, 0.0, 1.0]), 0).reshape(4000, -1)])
+    y = (base[:, 0] - base[:, 1] + base[:, 2] * base[:, 3] + rng.normal(size=4000) > 0).astype(float)
+    bounded = np.arange(X.shape[1]) >= 10  # 80 of 90 columns
+    n, C = len(y), 0.5
+
+    def objective(v):
+        z = X @ v[:-1] + v[-1]
+        p = 1 / (1 + np.exp(-z))
+        loss = np.mean(np.logaddexp(0, z) - y * z) + v[:-1] @ v[:-1] / (2 * C * n)
+        return loss, np.r_[X.T @ (p - y) / n + v[:-1] / (C * n), np.mean(p - y)]
+
+    bounds = [(0, None) if b else (None, None) for b in bounded] + [(None, None)]
+    reference = minimize(objective, np.zeros(X.shape[1] + 1), jac=True, method="L-BFGS-B", bounds=bounds,
+                         options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 10000}).x
+    steps = []
+    original = linalg._bounded_newton_step
+
+    def counting(*args):
+        steps.append(original(*args))
+        return steps[-1]
+
+    monkeypatch.setattr(linalg, "_bounded_newton_step", counting)
+    w, b = linalg.fit_logistic(X, y, C, tol=1e-9, nonnegative=bounded)
+    at_bound = bounded & (reference[:-1] < 1e-9)
+    assert 20 < at_bound.sum() < 70  # many weights at the bound, many off it
+    assert (w[bounded] >= 0).all() and np.array_equal(w[at_bound], np.zeros(at_bound.sum()))
+    np.testing.assert_allclose(np.r_[w, b], reference, atol=1e-5)
+    assert objective(np.r_[w, b])[0] <= objective(reference)[0] + 1e-12
+    assert len(steps) <= 6  # 5; the plain Newton step, bent by the projection, takes 8
+
+
 def test_newton_fit_of_separable_collinear_examples_with_a_weak_penalty_ends(monkeypatch):
     """learn.regularization 1e6 on separable examples with repeated columns: the float32 Hessian is not
     positive definite at most steps (plain Cholesky fails); the fit still ends, separating them."""
