@@ -6,12 +6,11 @@
 * FNV-1a over code points (``FNV_OFFSET``, ``FNV_PRIME``) cut to 32 bits by :func:`finish32`: the
   hash of the numbers, placeholders and capitalised tokens that must agree across a pair
   (:func:`item_hashes` for whole strings).
-* :func:`pair_hashes`: a BLAKE2b digest of each pair, for exact-duplicate detection.
+* :func:`pair_hashes`: a 64-bit hash of each pair's code points (FNV-1a through both sides, each side's end
+  mixed in by splitmix64), for exact-duplicate detection.
 """
 
 from __future__ import annotations
-
-import hashlib
 
 import numba
 import numpy as np
@@ -64,8 +63,28 @@ def item_hashes(strings: list[str]) -> np.ndarray:
     return _fnv_hashes(codes, lengths)
 
 
-def pair_hashes(src: list[str], tgt: list[str]) -> np.ndarray:
-    """A 64-bit BLAKE2b digest of each pair (exact-duplicate detection)."""
-    digests = (hashlib.blake2b(f"{s}\t{t}".encode("utf-8", "surrogatepass"), digest_size=8).digest()
-               for s, t in zip(src, tgt))
-    return np.frombuffer(b"".join(digests), dtype="<u8").copy()
+def pair_hashes(src_codes: np.ndarray, src_lengths: np.ndarray, tgt_codes: np.ndarray, tgt_lengths: np.ndarray
+                ) -> np.ndarray:
+    """A 64-bit hash of each pair, for exact-duplicate detection, from each side's ``code_points`` (code points of
+    the sentences joined by one separator, and their lengths, as text.TextStats holds them): FNV-1a over the
+    source's code points, its length mixed in by splitmix64 (("ab", "c") and ("a", "bc") differ), then on over
+    the target's, finished the same way. Two pairs share a hash by chance with probability about 2^-64."""
+    return _pair_hashes(src_codes, np.asarray(src_lengths, dtype=np.int64), tgt_codes,
+                        np.asarray(tgt_lengths, dtype=np.int64))
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_hashes(s_codes, s_lengths, t_codes, t_lengths):  # pragma: no cover - compiled
+    out = np.empty(s_lengths.size, np.uint64)
+    s_at = t_at = 0
+    for r in range(s_lengths.size):
+        h = FNV_OFFSET
+        for i in range(s_at, s_at + s_lengths[r]):
+            h = (h ^ np.uint64(s_codes[i])) * FNV_PRIME
+        h = splitmix64(h ^ np.uint64(s_lengths[r]))
+        for i in range(t_at, t_at + t_lengths[r]):
+            h = (h ^ np.uint64(t_codes[i])) * FNV_PRIME
+        out[r] = splitmix64(h ^ np.uint64(t_lengths[r]))
+        s_at += s_lengths[r] + 1
+        t_at += t_lengths[r] + 1
+    return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import string
 
+import numba
 import numpy as np
 
 # Writing systems by code-point ranges (Unicode blocks). A language's script may combine several.
@@ -73,19 +74,15 @@ class TextStats:
 
     def __init__(self, sentences: list[str]):
         self.codes, self.sentence_of, self.lengths = code_points(sentences, "\n")
-        codes, sentence_of = self.codes, self.sentence_of
-        self._index = bmp(codes)
         self._n = len(sentences)
-        self.letters = self._count(LETTER)
+        self.letters, controls, self.words = _sentence_counts(self.codes, self.sentence_of, self._n, LETTER, CONTROL,
+                                                              SPACE)
         joins = np.ones(self._n, dtype=np.int64)  # the separator after every sentence but the last
         joins[-1:] = 0
-        self.controls = self._count(CONTROL) - joins
-        space = SPACE[self._index]
-        word_start = ~space & np.concatenate([[True], space[:-1]])
-        self.words = np.bincount(sentence_of[word_start], minlength=self._n)
+        self.controls = controls - joins
 
     def _count(self, table: np.ndarray) -> np.ndarray:
-        return np.bincount(self.sentence_of[table[self._index]], minlength=self._n)
+        return _table_counts(self.codes, self.sentence_of, self._n, table)
 
     def last_characters(self) -> np.ndarray:
         """Code point of each sentence's last character that is not white space (-1 for none)."""
@@ -93,7 +90,7 @@ class TextStats:
             return np.zeros(0, dtype=np.int64)
         starts = np.concatenate([[0], np.cumsum(self.lengths[:-1] + 1)])
         # the separators are white space; one more position lets the last start be the end of an empty last sentence
-        positions = np.append(np.where(SPACE[self._index], -1, np.arange(self.codes.size)), -1)
+        positions = np.append(np.where(SPACE[bmp(self.codes)], -1, np.arange(self.codes.size)), -1)
         last = np.maximum.reduceat(positions, starts)
         return np.where(last >= 0, self.codes[last].astype(np.int64), -1)
 
@@ -103,6 +100,29 @@ class TextStats:
         for script in LANGUAGE_SCRIPTS[language]:
             table |= _SCRIPTS[script]
         return self._count(table)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sentence_counts(codes, sentence_of, n, letter, control, space):  # pragma: no cover - compiled
+    """Letters, control characters and words (runs of characters that are not white space) of each sentence."""
+    letters, controls, words = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    after_space = True
+    for i in range(codes.size):
+        c, r = min(codes[i], 0xFFFF), sentence_of[i]
+        letters[r] += letter[c]
+        controls[r] += control[c]
+        words[r] += after_space and not space[c]
+        after_space = space[c]
+    return letters, controls, words
+
+
+@numba.njit(cache=True, nogil=True)
+def _table_counts(codes, sentence_of, n, table):  # pragma: no cover - compiled
+    """Characters of each sentence that ``table`` (a BMP table) marks."""
+    counts = np.zeros(n, np.int64)
+    for i in range(codes.size):
+        counts[sentence_of[i]] += table[min(codes[i], 0xFFFF)]
+    return counts
 
 
 def _separator_table() -> np.ndarray:

@@ -164,6 +164,37 @@ def test_duplicates_keep_the_first_passing_copy():
     assert reasons.tolist() == [1, 0, 0, 0, CODE["duplicate"], CODE["duplicate"], CODE["duplicate"]]
 
 
+def test_pair_hashes_equal_their_transcription_and_tell_apart_where_a_pair_is_cut():
+    """hashing.pair_hashes against a plain-Python transcription of its definition (FNV-1a over the source's code
+    points, splitmix64 of it with the source's length, FNV-1a on over the target's, splitmix64 with its length),
+    on pairs with astral characters, empty sides and a newline inside a side."""
+    from kcooc.hashing import pair_hashes
+    from kcooc.text import TextStats
+
+    mask = (1 << 64) - 1
+
+    def mix(x):
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & mask
+        return x ^ (x >> 31)
+
+    def naive(s, t):
+        h = 0xCBF29CE484222325
+        for c in s:
+            h = ((h ^ ord(c)) * 0x100000001B3) & mask
+        h = mix(h ^ len(s))
+        for c in t:
+            h = ((h ^ ord(c)) * 0x100000001B3) & mask
+        return mix(h ^ len(t))
+
+    src = ["ab", "a", "ab", "", "x", "Übung 🙂", "line\nbreak", "ab"]
+    tgt = ["c", "bc", "c", "", "", "練習 🙂", "", "C"]
+    s, t = TextStats(src), TextStats(tgt)
+    got = pair_hashes(s.codes, s.lengths, t.codes, t.lengths)
+    assert got.dtype == np.uint64 and got.tolist() == [naive(a, b) for a, b in zip(src, tgt)]
+    assert got[0] == got[2] and len(set(got.tolist())) == len(src) - 1  # only the repeated pair shares a hash
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.integers(1, 30), min_size=1, max_size=8), st.integers(1, 25), st.integers(0, 3))
 def test_icd_sample_does_not_depend_on_how_the_input_is_cut(sizes, limit, seed):

@@ -128,12 +128,14 @@ class FilterContext:
 
 def screen_task(ctx: FilterContext, task: Task) -> Screened:
     cfg = ctx.cfg
-    reasons, words = [], []
+    reasons, words, hashes = [], [], []
     for start in range(0, len(task.src), cfg.input.block_size):  # block by block: memory ~ one block
         src, tgt = task.src[start : start + cfg.input.block_size], task.tgt[start : start + cfg.input.block_size]
         s, t = TextStats(src), TextStats(tgt)
         codes = rule_reasons(src, tgt, s, t, cfg.rules)
         reasons.append(codes)
+        if cfg.rules.dedup:
+            hashes.append(pair_hashes(s.codes, s.lengths, t.codes, t.lengths))
         words.append({"src": s.words, "tgt": t.words, "both": s.words + t.words}[cfg.select.budget_side])
     reasons = np.concatenate(reasons) if reasons else np.zeros(0, np.uint8)
     words = np.concatenate(words).astype(np.int32) if cfg.select.word_budget is not None and words else None
@@ -157,8 +159,8 @@ def screen_task(ctx: FilterContext, task: Task) -> Screened:
                        (np.array(src, dtype=object)[keep], np.array(tgt, dtype=object)[keep]))
     if ctx.spool is not None and passing.size:  # the score pass reads the passing pairs from here
         save_spooled(spool_file(ctx.spool, task.offset), passing, src, tgt, encoded)
-    return Screened(reasons, pair_hashes(task.src, task.tgt) if cfg.rules.dedup else None, words, moments, sample,
-                    counts, texts, sentences)
+    hashes = (np.concatenate(hashes) if hashes else np.zeros(0, np.uint64)) if cfg.rules.dedup else None
+    return Screened(reasons, hashes, words, moments, sample, counts, texts, sentences)
 
 
 def statistics_task(ctx: FilterContext, task: Task) -> CrossMoments | None:
