@@ -205,8 +205,9 @@ def _first_positions(ids, out):  # pragma: no cover - compiled
 
 @numba.njit(cache=True, nogil=True)
 def _own_counts(given, words, table, start, priors, p0, first_i, first_j, own, own_row):  # pragma: no cover
-    """A pair's own expected link counts under ``table``: own[i', j'] over the first positions of each
-    given and word id, own_row[i'] their sums over the words; ``p0``: the empty word's prior."""
+    """A pair's own expected link counts under ``table`` (transposed: ``[word id, given id]``): own[i', j'] over
+    the first positions of each given and word id, own_row[i'] their sums over the words; ``p0``: the empty
+    word's prior."""
     a, b = len(given), len(words)
     _first_positions(given, first_i)
     _first_positions(words, first_j)
@@ -214,22 +215,24 @@ def _own_counts(given, words, table, start, priors, p0, first_i, first_j, own, o
     own_row[:a] = 0.0
     for j in range(b):
         prior = priors[start + j * a :]
-        total = p0 * table[table.shape[0] - 1, words[j]]
+        row = table[words[j]]
+        total = p0 * row[table.shape[1] - 1]
         for i in range(a):
-            total += prior[i] * table[given[i], words[j]]
+            total += prior[i] * row[given[i]]
         for i in range(a):
-            posterior = prior[i] * table[given[i], words[j]] / total
+            posterior = prior[i] * row[given[i]] / total
             own[first_i[i], first_j[j]] += posterior
             own_row[first_i[i]] += posterior
 
 
 @numba.njit(cache=True, nogil=True)
-def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, totals, priors, null_probability, limit, fitted,
+def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward_t, reverse_t, totals, priors, null_probability, limit, fitted,
                  smoothing):  # pragma: no cover - compiled
-    """ALIGNMENT_FEATURES of each pair (see the module docstring); ``priors``: the ``_prior_table``
-    of each direction's lambda; ``totals``: each direction's expected counts per given id (the tables'
-    denominators); ``fitted``: whether the tables were fitted on the pair (then it is scored without its own
-    expected counts)."""
+    """ALIGNMENT_FEATURES of each pair (see the module docstring); ``forward_t``, ``reverse_t``: the tables
+    transposed (``[word id, given id]``: the look-ups of one word stay in one row); ``priors``: the
+    ``_prior_table`` of each direction's lambda; ``totals``: each direction's expected counts per given id (the
+    tables' denominators); ``fitted``: whether the tables were fitted on the pair (then it is scored without its
+    own expected counts)."""
     n_pairs = len(s_ptr) - 1
     out = np.empty((n_pairs, 5))
     best_s, best_t, linked = np.empty(limit, np.int64), np.empty(limit, np.int64), np.empty(limit, np.int64)
@@ -238,13 +241,13 @@ def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, totals, priors, n
     for r in range(n_pairs):
         m, n = _prefix_lengths(s_ptr[r + 1] - s_ptr[r], t_ptr[r + 1] - t_ptr[r], limit)
         if m == 0 or n == 0:
-            out[r, 0] = out[r, 1] = np.log(1.0 / forward.shape[1])
+            out[r, 0] = out[r, 1] = np.log(1.0 / forward_t.shape[0])
             out[r, 2] = out[r, 3] = 0.0
             out[r, 4] = np.nan
             continue
         s, t = s_ids[s_ptr[r] : s_ptr[r] + m], t_ids[t_ptr[r] : t_ptr[r] + n]
         for direction in range(2):
-            table, total_of = (forward, totals[0]) if direction == 0 else (reverse, totals[1])
+            table, total_of = (forward_t, totals[0]) if direction == 0 else (reverse_t, totals[1])
             given, words = (s, t) if direction == 0 else (t, s)
             best = best_t if direction == 0 else best_s
             a, b = len(given), len(words)
@@ -254,11 +257,11 @@ def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward, reverse, totals, priors, n
                 _own_counts(given, words, table, offsets[a, b], table_priors, null_probability, first_i, first_j, own,
                             own_row)
             for j in range(b):
-                prior = table_priors[offsets[a, b] + j * a :]
-                top = null_probability * table[table.shape[0] - 1, words[j]]
+                prior, row_j = table_priors[offsets[a, b] + j * a :], table[words[j]]
+                top = null_probability * row_j[table.shape[1] - 1]
                 total, best[j] = top, -1
                 for i in range(a):
-                    p = table[given[i], words[j]]
+                    p = row_j[given[i]]
                     if fitted[r]:
                         row = total_of[given[i]]
                         p = max(p * row - own[first_i[i], first_j[j]], smoothing) / (row - own_row[first_i[i]])
@@ -306,9 +309,10 @@ class AlignmentModel:
         self.totals, self.fitted = np.asarray(totals, dtype=np.float64), np.asarray(fitted, dtype=np.uint64)
         self.buckets = forward.shape[1]
         self._priors = None  # each direction's _prior_table, made on first use (not pickled: 11 MB each)
+        self._transposed = None  # the tables [word id, given id], made on first use (not pickled)
 
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "_priors": None}
+        return {**self.__dict__, "_priors": None, "_transposed": None}
 
     @classmethod
     def fit(cls, src: list[str], tgt: list[str], buckets: int, threads: int = 1) -> "AlignmentModel":
@@ -362,8 +366,9 @@ class AlignmentModel:
         (s_ids, s_ptr), (t_ids, t_ptr) = token_ids(texts[0], self.buckets), token_ids(texts[1], self.buckets)
         if self._priors is None:
             self._priors = tuple(_prior_table(d, self.null_probability, TOKEN_LIMIT) for d in self.diagonals)
+            self._transposed = tuple(np.ascontiguousarray(table.T) for table in (self.forward, self.reverse))
         fitted = np.isin(_pair_hashes(s_ptr, s_ids, t_ptr, t_ids), self.fitted, kind="sort")
-        scores = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, self.forward, self.reverse, self.totals, self._priors,
+        scores = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, *self._transposed, self.totals, self._priors,
                               self.null_probability, TOKEN_LIMIT, fitted, self.smoothing)
         ratio = np.log1p(np.diff(t_ptr)) - np.log1p(np.diff(s_ptr))
         return np.column_stack([scores, ratio]).astype(np.float32)
