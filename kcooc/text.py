@@ -81,7 +81,8 @@ class TextStats:
         joins[-1:] = 0
         self.controls = controls - joins
 
-    def _count(self, table: np.ndarray) -> np.ndarray:
+    def count(self, table: np.ndarray) -> np.ndarray:
+        """Characters of each sentence that ``table`` (a BMP table, as LETTER) marks."""
         return _table_counts(self.codes, self.sentence_of, self._n, table)
 
     def last_characters(self) -> np.ndarray:
@@ -99,7 +100,7 @@ class TextStats:
         table = np.zeros(_BMP, dtype=bool)
         for script in LANGUAGE_SCRIPTS[language]:
             table |= _SCRIPTS[script]
-        return self._count(table)
+        return self.count(table)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -55,6 +55,8 @@ _CONTINUATION[[ord(bytes([b]).decode("cp1252")) for b in range(0x80, 0xA0)
                if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)]] = True
 _ESCAPE_LETTERS = np.zeros(128, dtype=bool)
 _ESCAPE_LETTERS[[ord(c) for c in "uUxn"]] = True
+_VISIBLE = ~SPACE
+_SYMBOL = ~SPACE & ~LETTER
 
 
 def glyph_share(stats: TextStats) -> np.ndarray:
@@ -78,15 +80,20 @@ def glyph_share(stats: TextStats) -> np.ndarray:
         entity[positions[~closed]] = False
         glyph |= entity
     glyph |= (codes == 32) & ((following == 32) & (preceding != 10) | (following == 44) | (following == 46))
-    visible = np.bincount(sentence_of[~SPACE[index]], minlength=n)
-    return np.bincount(sentence_of[glyph], minlength=n) / np.maximum(visible, 1)
+    return np.bincount(sentence_of[glyph], minlength=n) / np.maximum(stats.count(_VISIBLE), 1)
 
 
 def misdecoded(stats: TextStats) -> np.ndarray:
     """UTF-8 lead bytes read as Latin-1 or cp1252 before a continuation byte so read, per sentence."""
-    index = bmp(stats.codes)
-    following = np.r_[index[1:], 10]
-    return np.bincount(stats.sentence_of[_LEAD[index] & _CONTINUATION[following]], minlength=stats.lengths.size)
+    return _misdecoded(stats.codes, stats.sentence_of, stats.lengths.size, _LEAD, _CONTINUATION)
+
+
+@numba.njit(cache=True, nogil=True)
+def _misdecoded(codes, sentence_of, n, lead, continuation):  # pragma: no cover - compiled
+    out = np.zeros(n, np.int64)
+    for i in range(codes.size - 1):
+        out[sentence_of[i]] += lead[min(codes[i], 0xFFFF)] and continuation[min(codes[i + 1], 0xFFFF)]
+    return out
 
 
 def repeat_share(ids: np.ndarray, indptr: np.ndarray) -> np.ndarray:
@@ -115,14 +122,16 @@ def _repeated_bigrams(ids, indptr):  # pragma: no cover - compiled
 
 def longest_letter_run(stats: TextStats) -> np.ndarray:
     """Letters in each sentence's longest run of letters."""
-    n = stats.lengths.size
-    if stats.codes.size == 0:
-        return np.zeros(n)
-    letter = LETTER[bmp(stats.codes)]
-    run = np.cumsum(~letter)  # a new run id after every non-letter
-    lengths = np.bincount(run[letter], minlength=run[-1] + 1)
-    longest = np.zeros(n, dtype=np.int64)
-    np.maximum.at(longest, stats.sentence_of[letter], lengths[run[letter]])
+    return _longest_run(stats.codes, stats.sentence_of, stats.lengths.size, LETTER)
+
+
+@numba.njit(cache=True, nogil=True)
+def _longest_run(codes, sentence_of, n, letter):  # pragma: no cover - compiled
+    """Per sentence, its longest run of code points ``letter`` marks (runs end at the separators)."""
+    longest, run = np.zeros(n, np.int64), 0
+    for i in range(codes.size):
+        run = run + 1 if letter[min(codes[i], 0xFFFF)] else 0
+        longest[sentence_of[i]] = max(longest[sentence_of[i]], run)
     return longest
 
 
@@ -147,31 +156,30 @@ def spaced_letters(stats: TextStats) -> np.ndarray:
 
 def initial_case(stats: TextStats) -> np.ndarray:
     """Case of each sentence's first letter: 1 upper, -1 lower, 0 uncased or no letter."""
-    index = bmp(stats.codes)
-    letters = np.flatnonzero(LETTER[index])
-    sentences, first = np.unique(stats.sentence_of[letters], return_index=True)
-    case = np.zeros(stats.lengths.size, dtype=np.int64)
-    at = index[letters[first]]
-    case[sentences] = UPPER[at].astype(np.int64) - LOWER[at].astype(np.int64)
+    return _initial_case(stats.codes, stats.sentence_of, stats.lengths.size, LETTER, UPPER, LOWER)
+
+
+@numba.njit(cache=True, nogil=True)
+def _initial_case(codes, sentence_of, n, letter, upper, lower):  # pragma: no cover - compiled
+    case, seen = np.zeros(n, np.int64), np.zeros(n, np.bool_)
+    for i in range(codes.size):
+        c, r = min(codes[i], 0xFFFF), sentence_of[i]
+        if letter[c] and not seen[r]:
+            seen[r] = True
+            case[r] = np.int64(upper[c]) - np.int64(lower[c])
     return case
 
 
 def case_share(stats: TextStats) -> tuple[np.ndarray, np.ndarray]:
     """(share of upper-case letters among cased letters, whether the sentence has any cased letter)."""
-    index = bmp(stats.codes)
-    n = stats.lengths.size
-    upper = np.bincount(stats.sentence_of[UPPER[index]], minlength=n)
-    cased = upper + np.bincount(stats.sentence_of[LOWER[index]], minlength=n)
+    upper = stats.count(UPPER)
+    cased = upper + stats.count(LOWER)
     return upper / np.maximum(cased, 1), cased > 0
 
 
 def symbol_share(stats: TextStats) -> np.ndarray:
     """Share of each sentence's non-space characters that are not letters."""
-    index = bmp(stats.codes)
-    n = stats.lengths.size
-    visible = ~SPACE[index]
-    return (np.bincount(stats.sentence_of[visible & ~LETTER[index]], minlength=n)
-            / np.maximum(np.bincount(stats.sentence_of[visible], minlength=n), 1))
+    return stats.count(_SYMBOL) / np.maximum(stats.count(_VISIBLE), 1)
 
 
 def copied_share(src: tuple, tgt: tuple) -> np.ndarray:
