@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import string
 
-import numba
 import numpy as np
 
 # Writing systems by code-point ranges (Unicode blocks). A language's script may combine several.
@@ -75,15 +74,19 @@ class TextStats:
     def __init__(self, sentences: list[str]):
         self.codes, self.sentence_of, self.lengths = code_points(sentences, "\n")
         self._n = len(sentences)
-        self.letters, controls, self.words = _sentence_counts(self.codes, self.sentence_of, self._n, LETTER, CONTROL,
-                                                              SPACE)
+        from .text_counts import sentence_counts  # compiled: imported on use, not by every import of this module
+
+        self.letters, controls, self.words = sentence_counts(self.codes, self.sentence_of, self._n, LETTER, CONTROL,
+                                                             SPACE)
         joins = np.ones(self._n, dtype=np.int64)  # the separator after every sentence but the last
         joins[-1:] = 0
         self.controls = controls - joins
 
     def count(self, table: np.ndarray) -> np.ndarray:
         """Characters of each sentence that ``table`` (a BMP table, as LETTER) marks."""
-        return _table_counts(self.codes, self.sentence_of, self._n, table)
+        from .text_counts import table_counts
+
+        return table_counts(self.codes, self.sentence_of, self._n, table)
 
     def last_characters(self) -> np.ndarray:
         """Code point of each sentence's last character that is not white space (-1 for none)."""
@@ -101,29 +104,6 @@ class TextStats:
         for script in LANGUAGE_SCRIPTS[language]:
             table |= _SCRIPTS[script]
         return self.count(table)
-
-
-@numba.njit(cache=True, nogil=True)
-def _sentence_counts(codes, sentence_of, n, letter, control, space):  # pragma: no cover - compiled
-    """Letters, control characters and words (runs of characters that are not white space) of each sentence."""
-    letters, controls, words = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
-    after_space = True
-    for i in range(codes.size):
-        c, r = min(codes[i], 0xFFFF), sentence_of[i]
-        letters[r] += letter[c]
-        controls[r] += control[c]
-        words[r] += after_space and not space[c]
-        after_space = space[c]
-    return letters, controls, words
-
-
-@numba.njit(cache=True, nogil=True)
-def _table_counts(codes, sentence_of, n, table):  # pragma: no cover - compiled
-    """Characters of each sentence that ``table`` (a BMP table) marks."""
-    counts = np.zeros(n, np.int64)
-    for i in range(codes.size):
-        counts[sentence_of[i]] += table[min(codes[i], 0xFFFF)]
-    return counts
 
 
 def _separator_table() -> np.ndarray:
