@@ -37,7 +37,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..text import CONTROL, LETTER, LOWER, SPACE, UPPER, TextStats, bmp
+from ..text import CONTROL, LETTER, LOWER, SPACE, UPPER, TextStats
 
 DAMAGE_FEATURES = ("glyphs_src", "glyphs_tgt", "encoding_src", "encoding_tgt", "repeats_src", "repeats_tgt",
                    "long_words_src", "long_words_tgt", "spaced_src", "spaced_tgt", "initial_case", "caps_gap",
@@ -61,26 +61,35 @@ _SYMBOL = ~SPACE & ~LETTER
 
 def glyph_share(stats: TextStats) -> np.ndarray:
     """The ``glyphs`` feature of each sentence (see the module docstring)."""
-    codes, sentence_of, n = stats.codes.astype(np.int64), stats.sentence_of, stats.lengths.size
-    if codes.size == 0:
-        return np.zeros(n)
-    index = bmp(codes)
-    boundary = np.r_[sentence_of[1:] != sentence_of[:-1], True]  # the separator after each sentence
-    following = np.r_[codes[1:], 10]
-    preceding = np.r_[10, codes[:-1]]
-    glyph = (CONTROL[index] | _PRIVATE_USE[index] | (codes == 0xFFFD)) & ~boundary & (codes != 9)
-    after = np.minimum(following, 127)
-    glyph |= (codes == 92) & _ESCAPE_LETTERS[after] & (following < 128)
-    entity = (codes == 38) & ((following == 35) | LETTER[bmp(following)])
-    if entity.any():  # an ampersand followed by a name or number and a semicolon within 8 characters
-        positions = np.flatnonzero(entity)
-        window = np.minimum(positions[:, None] + np.arange(2, 10), codes.size - 1)
-        same = sentence_of[window] == sentence_of[positions][:, None]  # never the next sentence's semicolon
-        closed = ((codes[window] == 59) & same).any(axis=1)
-        entity[positions[~closed]] = False
-        glyph |= entity
-    glyph |= (codes == 32) & ((following == 32) & (preceding != 10) | (following == 44) | (following == 46))
-    return np.bincount(sentence_of[glyph], minlength=n) / np.maximum(stats.count(_VISIBLE), 1)
+    glyphs = _glyphs(stats.codes, stats.sentence_of, stats.lengths.size, CONTROL, _PRIVATE_USE, _ESCAPE_LETTERS, LETTER)
+    return glyphs / np.maximum(stats.count(_VISIBLE), 1)
+
+
+@numba.njit(cache=True, nogil=True)
+def _glyphs(codes, sentence_of, n, control, private_use, escape_letters, letter):  # pragma: no cover - compiled
+    """Per sentence, its code points that are noise glyphs: a control, format or private-use character or U+FFFD
+    (not a tab, not the separator after the sentence), a backslash before u, U, x or n, an ampersand before a name
+    or number closed by a semicolon within its next 2-9 code points of the same sentence, a space before a space
+    (not at the sentence's start), a comma or a full stop."""
+    out = np.zeros(n, np.int64)
+    size = codes.size
+    for i in range(size):
+        c, r = np.int64(codes[i]), sentence_of[i]
+        following = np.int64(codes[i + 1]) if i + 1 < size else 10
+        preceding = np.int64(codes[i - 1]) if i > 0 else 10
+        last = i + 1 == size or sentence_of[i + 1] != r
+        index = min(c, 0xFFFF)
+        glyph = (control[index] or private_use[index] or c == 0xFFFD) and not last and c != 9
+        glyph = glyph or (c == 92 and following < 128 and escape_letters[min(following, 127)])
+        if not glyph and c == 38 and (following == 35 or letter[min(following, 0xFFFF)]):
+            for k in range(2, 10):
+                at = min(i + k, size - 1)
+                if sentence_of[at] == r and codes[at] == 59:
+                    glyph = True
+                    break
+        glyph = glyph or (c == 32 and ((following == 32 and preceding != 10) or following == 44 or following == 46))
+        out[r] += glyph
+    return out
 
 
 def misdecoded(stats: TextStats) -> np.ndarray:
@@ -138,19 +147,21 @@ def _longest_run(codes, sentence_of, n, letter):  # pragma: no cover - compiled
 def spaced_letters(stats: TextStats) -> np.ndarray:
     """n + 1 letters in each sentence's longest run of letters that are each a word of their own
     (separated by one space): n, 0 without two in a row."""
-    n = stats.lengths.size
-    if stats.codes.size == 0:
-        return np.zeros(n, dtype=np.int64)
-    index = bmp(stats.codes)
-    space = SPACE[index]  # the newlines between sentences are white space too
-    alone = LETTER[index] & np.r_[True, space[:-1]] & np.r_[space[1:], True]
-    positions = np.flatnonzero(alone)
-    owner = stats.sentence_of[positions]
-    follows = np.r_[False, (np.diff(positions) == 2) & (owner[1:] == owner[:-1])]
-    run_start = np.cumsum(~follows)  # a run id per position
-    lengths = np.bincount(run_start, minlength=run_start[-1] + 1 if run_start.size else 1)
-    longest = np.zeros(n, dtype=np.int64)
-    np.maximum.at(longest, owner, lengths[run_start] - 1)
+    return _spaced_letters(stats.codes, stats.sentence_of, stats.lengths.size, LETTER, SPACE)
+
+
+@numba.njit(cache=True, nogil=True)
+def _spaced_letters(codes, sentence_of, n, letter, space):  # pragma: no cover - compiled
+    longest = np.zeros(n, np.int64)
+    size, run, previous = codes.size, 0, -3
+    for i in range(size):
+        alone = (letter[min(codes[i], 0xFFFF)] and (i == 0 or space[min(codes[i - 1], 0xFFFF)])
+                 and (i + 1 == size or space[min(codes[i + 1], 0xFFFF)]))  # the separators are white space too
+        if not alone:
+            continue
+        run = run + 1 if previous == i - 2 and sentence_of[previous] == sentence_of[i] else 1
+        longest[sentence_of[i]] = max(longest[sentence_of[i]], run - 1)
+        previous = i
     return longest
 
 
