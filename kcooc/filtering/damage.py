@@ -59,10 +59,16 @@ _VISIBLE = ~SPACE
 _SYMBOL = ~SPACE & ~LETTER
 
 
-def glyph_share(stats: TextStats) -> np.ndarray:
-    """The ``glyphs`` feature of each sentence (see the module docstring)."""
+def glyph_share(stats: TextStats, visible: np.ndarray) -> np.ndarray:
+    """The ``glyphs`` feature of each sentence (see the module docstring); ``visible``: its non-space characters
+    (``visible_characters``)."""
     glyphs = _glyphs(stats.codes, stats.sentence_of, stats.lengths.size, CONTROL, _PRIVATE_USE, _ESCAPE_LETTERS, LETTER)
-    return glyphs / np.maximum(stats.count(_VISIBLE), 1)
+    return glyphs / np.maximum(visible, 1)
+
+
+def visible_characters(stats: TextStats) -> np.ndarray:
+    """Non-space characters of each sentence (the denominator of the glyph and symbol shares)."""
+    return stats.count(_VISIBLE)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -188,9 +194,9 @@ def case_share(stats: TextStats) -> tuple[np.ndarray, np.ndarray]:
     return upper / np.maximum(cased, 1), cased > 0
 
 
-def symbol_share(stats: TextStats) -> np.ndarray:
-    """Share of each sentence's non-space characters that are not letters."""
-    return stats.count(_SYMBOL) / np.maximum(stats.count(_VISIBLE), 1)
+def symbol_share(stats: TextStats, visible: np.ndarray) -> np.ndarray:
+    """Share of each sentence's non-space characters (``visible``) that are not letters."""
+    return stats.count(_SYMBOL) / np.maximum(visible, 1)
 
 
 def copied_share(src: tuple, tgt: tuple) -> np.ndarray:
@@ -248,10 +254,12 @@ def damage_features(s: TextStats, t: TextStats, s_tokens: tuple, t_tokens: tuple
     ``s_tokens``, ``t_tokens``: their token ids (alignment.token_sequences), ``texts``: their ``lowered`` code
     points."""
     (s_caps, s_cased), (t_caps, t_cased) = case_share(s), case_share(t)
-    columns = [glyph_share(s), glyph_share(t), np.log1p(misdecoded(s)), np.log1p(misdecoded(t)),
+    s_visible, t_visible = visible_characters(s), visible_characters(t)
+    columns = [glyph_share(s, s_visible), glyph_share(t, t_visible), np.log1p(misdecoded(s)), np.log1p(misdecoded(t)),
                repeat_share(*s_tokens), repeat_share(*t_tokens),
                np.log1p(longest_letter_run(s)), np.log1p(longest_letter_run(t)),
                np.log1p(spaced_letters(s)), np.log1p(spaced_letters(t)), (initial_case(s) * initial_case(t) >= 0),
-               np.where(s_cased & t_cased, np.abs(s_caps - t_caps), 0.0), np.abs(symbol_share(s) - symbol_share(t)),
+               np.where(s_cased & t_cased, np.abs(s_caps - t_caps), 0.0),
+               np.abs(symbol_share(s, s_visible) - symbol_share(t, t_visible)),
                copied_share(*texts)]
     return np.column_stack(columns).astype(np.float32)
