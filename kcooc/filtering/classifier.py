@@ -48,9 +48,9 @@ ORIENTATION = {
     "spelling_src": 1, "spelling_tgt": 1, "swaps_src": 1, "swaps_tgt": 1,
 }
 DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")  # inputs: the distance above and below the clean median
-# In the typicality factor only, no input of the model (as inputs they cost clean pairs of rare words, or of a
-# word order the corpus has less often, more than they found noise: the training noise misorders on purpose).
-TYPICALITY_ONLY = ("words_src", "words_tgt", "swaps_src", "swaps_tgt")
+# In the typicality factor only, no input of the model (as inputs they cost clean pairs of rare words more than
+# they found noise).
+TYPICALITY_ONLY = ("words_src", "words_tgt", "swaps_src")
 LENGTH = "tgt_chars"  # the input that modulates the model's slopes
 
 

@@ -20,7 +20,7 @@ from ..hashing import mix64, splitmix64
 from ..text import lowered
 from .alignment import token_ids
 from .sentences import Multiset, SentenceCounts, sentence_keys, without_own
-from .word_typicality import WORD_TYPICALITY_FEATURES, accented_counts, spelling, swaps
+from .word_typicality import WORD_TYPICALITY_FEATURES, accented_counts, last_words, spelling, swaps, unspaced
 
 CORPUS_FEATURES = ("fluency_src", "fluency_tgt", "words_src", "words_tgt", *WORD_TYPICALITY_FEATURES)
 
@@ -59,7 +59,8 @@ class CorpusCounts:
     """Integer statistics of the corpus, mergeable in any order (exact sums), per side:
     ``trigrams[side]`` / ``contexts[side]``, hashed character-trigram and trigram-prefix counts;
     ``words[side]`` / ``bigrams[side]``, hashed word and word-bigram counts (``words[side, 0]``:
-    the sentences, the context of each first word); ``accented[side]``, the words with a diacritic
+    the sentences, the context of each first word; id 0 stands for the sentence's start before its first
+    word and for its end after its last, so ``bigrams`` counts both); ``accented[side]``, the words with a diacritic
     per hashed spelling key (word_typicality.py).
     """
 
@@ -85,7 +86,8 @@ class CorpusCounts:
             words = np.bincount(word, minlength=word_buckets)
             words[0] = np.count_nonzero(previous == 0)  # the sentences with a word: the first words' context
             tables["words"].append(words)
-            tables["bigrams"].append(np.bincount(bigram_ids(previous, word, word_buckets), minlength=word_buckets))
+            tables["bigrams"].append(np.bincount(sentence_bigram_ids(previous, word, word_buckets),
+                                                 minlength=word_buckets))
             tables["accented"].append(accented_counts(text, word_buckets))
         return cls(**{name: np.stack(rows).astype(np.int32) for name, rows in tables.items()})
 
@@ -120,6 +122,20 @@ def word_bigrams(text: tuple, word_buckets: int) -> tuple[np.ndarray, np.ndarray
 def bigram_ids(previous: np.ndarray, word: np.ndarray, word_buckets: int) -> np.ndarray:
     return (mix64(previous.astype(np.uint64) * np.uint64(word_buckets) + word.astype(np.uint64))
             % np.uint64(word_buckets)).astype(np.int64)
+
+
+def sentence_bigram_ids(previous: np.ndarray, word: np.ndarray, word_buckets: int) -> np.ndarray:
+    """The ids of every bigram of the sentences: each word after the one before it (the start, 0, before the
+    first), and the end (0) after each sentence's last word, in the order of the words, each end after its word."""
+    ids = bigram_ids(previous, word, word_buckets)
+    last = np.flatnonzero(last_words(previous))
+    return np.insert(ids, last + 1, bigram_ids(word[last], np.zeros(last.size, np.int64), word_buckets))
+
+
+def sentence_bigram_rows(previous: np.ndarray, sentence: np.ndarray) -> np.ndarray:
+    """The sentence of each id of ``sentence_bigram_ids``."""
+    last = np.flatnonzero(last_words(previous))
+    return np.insert(sentence, last + 1, sentence[last])
 
 
 class CorpusModel:
@@ -174,21 +190,30 @@ class CorpusModel:
     def side_features(self, text: tuple, side: int, own: np.ndarray, original: dict | None) -> tuple:
         """fluency, words, spelling and swaps of one side's sentences (``text``: lowered), each looked up without
         its ``own`` occurrences and, for a synthetic example, its ``original``'s n-grams (original_ngrams)."""
-        counts, n = self.counts, text[2]
-        previous, word, sentence = word_bigrams(text, self.word_buckets)
+        counts, n, buckets = self.counts, text[2], self.word_buckets
+        previous, word, sentence = word_bigrams(text, buckets)
         own_word = own[sentence]
 
         def lookup(table, ids, kind):
             return without_own(table, ids, own_word + original[kind](sentence, ids) if original else own_word)
 
-        forward, backward = bigram_ids(previous, word, self.word_buckets), bigram_ids(word, previous, self.word_buckets)
-        bigrams = lookup(counts.bigrams[side], forward, "bigrams")
+        bigrams = lookup(counts.bigrams[side], bigram_ids(previous, word, buckets), "bigrams")
         words = lookup(counts.words[side], word, "words")
         contexts = lookup(counts.words[side], previous, "words")
-        reverse = counts.bigrams[side][backward] - (original["bigrams"](sentence, backward) if original else 0)
+        own_bigrams = Multiset(sentence_bigram_rows(previous, sentence), sentence_bigram_ids(previous, word, buckets),
+                               buckets)
+
+        def bigram_count(first: np.ndarray, second: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            """c(first second) for the sentences ``rows``, without every occurrence the sentence itself added."""
+            ids = bigram_ids(first, second, buckets)
+            left_out = own[rows] * own_bigrams(rows, ids) + (original["bigrams"](rows, ids) if original else 0)
+            return without_own(counts.bigrams[side], ids, left_out)
+
+        unigram = (words + 0.5) / (self.total[side] + 0.5 * buckets)
+        end = (counts.words[side, 0] + 0.5) / (self.total[side] + 0.5 * buckets)
         return (self.fluency(text, side, own, original), self.word_fluency(bigrams, contexts, words, sentence, side, n),
                 spelling(text, word, sentence, words, counts.accented[side]),
-                swaps(previous, sentence, n, bigrams, reverse))
+                swaps(previous, word, sentence, unspaced(text), bigram_count, unigram, end, self.interpolation))
 
     def original_ngrams(self, text: tuple) -> dict:
         """The n-grams of each original (``text``: lowered), per table the synthetic examples are looked up in."""
@@ -198,7 +223,8 @@ class CorpusModel:
         return {"trigrams": Multiset(at, trigram, self.fluency_buckets),
                 "contexts": Multiset(at, context, self.fluency_buckets),
                 "words": Multiset(np.r_[sentence, sentence[first]], np.r_[word, previous[first]], self.word_buckets),
-                "bigrams": Multiset(sentence, bigram_ids(previous, word, self.word_buckets), self.word_buckets)}
+                "bigrams": Multiset(sentence_bigram_rows(previous, sentence),
+                                    sentence_bigram_ids(previous, word, self.word_buckets), self.word_buckets)}
 
     def fluency(self, text: tuple, side: int, own: np.ndarray, original: dict | None = None) -> np.ndarray:
         """Mean log p(c | ab) over each sentence's character trigrams (log 1/K without any), each looked up

@@ -28,7 +28,7 @@ KIND = "filter"
 # not trained on; 3: surface damage, word fluency and link order, and the monotone classifier; 4: misdecoded
 # UTF-8 apart from the glyphs, letter-spaced words, initial case, spelling and swapped words; 7: a typicality
 # share per input; 8: a sentence the corpus has more than once is looked up without all its occurrences).
-FEATURE_VERSION = 8
+FEATURE_VERSION = 9
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,

@@ -17,14 +17,24 @@ corpus writes with one nearly always. A side's ``spelling`` feature is its lowes
 words). Only Latin letters fold: a Cyrillic й or a kana with its voicing mark is another letter, not
 an accent.
 
-Order (``swaps_src``, ``swaps_tgt``): adjacent words the corpus writes far more often the other way
-round (misordered words, one of the noise kinds of Khayrallah & Koehn 2018). With c(v w) the corpus's
-count of the word bigram v w,
+Order (``swaps_src``, ``swaps_tgt``): words in an order the corpus itself makes unlikely (misordered
+words, one of the noise kinds of Khayrallah & Koehn 2018). Under the corpus's interpolated word-bigram
+model (corpus.CorpusModel: p(w | v) = (c(vw) + b p(w)) / (c(v) + b), with the sentence's start and end as
+words), each sentence is compared with the same sentence in another order, the test of word-order errors
+by language-model ranking:
 
-    swap(v w) = log (c(v w) + 1/2) / (c(w v) + 1/2),
+    swap(k) = log p(sentence) - log p(sentence with its words k and k + 1 exchanged)
 
-and a side's feature is its lowest adjacent pair's, at most 0 (0 for fewer than two words); c(v w), the
-sentence's own bigram, is counted without the sentence's own occurrence (corpus.CorpusModel).
+for every two adjacent words of a side with spaces (the three bigrams around them change:
+c(u v) c(v w) c(w x) against c(u w) c(w v) c(v x), the contexts and unigrams cancel), and for a side written
+without spaces (a kana or Han character: its tokens are characters, its misplaced units phrases)
+
+    rotation(k) = log p(X Y) - log p(Y X),   X, Y the sentence's tokens before and after k,
+
+which compares the bigrams at the start, the cut and the end. A side's feature is its lowest value and 0
+(0 for fewer than two words): near 0 or above when the corpus shows no other order as likelier,
+strongly negative when the other order is what the corpus writes. Every bigram is counted without the
+occurrences the sentence itself added (corpus.CorpusModel).
 
 Words and bigrams are hashed as the word fluency's (corpus.word_bigrams, ``CorpusCounts``).
 """
@@ -32,9 +42,11 @@ Words and bigrams are hashed as the word fluency's (corpus.word_bigrams, ``Corpu
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 
 import numpy as np
 
+from ..text import CJK
 from .alignment import folded_tokens
 
 WORD_TYPICALITY_FEATURES = ("spelling_src", "spelling_tgt", "swaps_src", "swaps_tgt")
@@ -82,12 +94,53 @@ def spelling(text: tuple, word: np.ndarray, sentence: np.ndarray, count: np.ndar
     return lowest(log_share, sentence, text[2])
 
 
-def swaps(previous: np.ndarray, sentence: np.ndarray, n: int, bigrams: np.ndarray, reverse: np.ndarray) -> np.ndarray:
-    """Each of ``n`` sentences' lowest swap(v w) (module docstring); ``previous``, ``sentence``: corpus.word_bigrams
-    (``previous`` 0 before a sentence's first word), ``bigrams``: c(v w) of each word, without the sentence's own
-    occurrences, ``reverse``: c(w v), with them."""
-    inside = previous > 0
-    return lowest(np.log((bigrams[inside] + 0.5) / (reverse[inside] + 0.5)), sentence[inside], n)
+def last_words(previous: np.ndarray) -> np.ndarray:
+    """Whether each word of corpus.word_bigrams (``previous``: the word before each, 0 before a first) is its
+    sentence's last."""
+    return np.r_[previous[1:] == 0, True] if previous.size else np.zeros(0, dtype=bool)
+
+
+def unspaced(text: tuple) -> np.ndarray:
+    """Whether each sentence (``text``: lowered code points) has a kana or Han character (its tokens are
+    characters, not words)."""
+    codes, sentence_of, n = text
+    return np.bincount(sentence_of[CJK[np.minimum(codes, 0xFFFF)]], minlength=n) > 0
+
+
+def swaps(previous: np.ndarray, word: np.ndarray, sentence: np.ndarray, unspaced: np.ndarray,
+          count: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], unigram: np.ndarray, end: float,
+          interpolation: float) -> np.ndarray:
+    """Each sentence's lowest swap(k), or rotation(k) where ``unspaced`` (module docstring), and 0.
+
+    ``previous``, ``word``, ``sentence``: corpus.word_bigrams (``previous`` 0 before a sentence's first word);
+    ``count(v, w, rows)``: c(v w) for the sentences ``rows`` (w = 0: v ends the sentence), without the
+    occurrences the sentence itself added; ``unigram``: p(w) of each word; ``end``: p of the end (the start's
+    is never needed: it cancels); ``interpolation``: b.
+    """
+    n, b = unspaced.size, interpolation
+    last = last_words(previous)
+    following = np.where(last, 0, np.r_[word[1:], 0])
+    p_following = np.where(last, end, np.r_[unigram[1:], 0.0])
+
+    def log_term(v, w, p_w, rows):  # log (c(v w) + b p(w)), the part of log p(w | v) that an order changes
+        return np.log(count(v, w, rows) + b * p_w)
+
+    into = log_term(previous, word, unigram, sentence)  # the bigram that ends at each word
+    out = log_term(word, following, p_following, sentence)  # the bigram that starts at it
+    k = np.flatnonzero(previous > 0)  # a cut between words k - 1 and k
+    rows = sentence[k]
+    starts = np.r_[0, np.cumsum(np.bincount(sentence, minlength=n))][rows]  # each sentence's first word
+    ends = np.flatnonzero(last)[np.searchsorted(np.flatnonzero(last), k)]  # and its last
+    v, w = word[k - 1], word[k]
+    swapped = (into[k - 1] + into[k] + out[k]
+               - log_term(previous[k - 1], w, unigram[k], rows) - log_term(w, v, unigram[k - 1], rows)
+               - log_term(v, following[k], p_following[k], rows))
+    start = np.zeros(k.size, dtype=np.int64)
+    rotated = (into[starts] + into[k] + out[ends]
+               - log_term(start, w, unigram[k], rows) - log_term(word[ends], word[starts], unigram[starts], rows)
+               - log_term(v, start, end, rows))
+    values = np.where(unspaced[rows], rotated, np.where(v == w, 0.0, swapped))
+    return lowest(values, rows, n)
 
 
 def lowest(values: np.ndarray, sentence: np.ndarray, n: int) -> np.ndarray:
