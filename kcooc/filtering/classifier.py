@@ -48,8 +48,9 @@ ORIENTATION = {
     "spelling_src": 1, "spelling_tgt": 1, "swaps_src": 1, "swaps_tgt": 1,
 }
 DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")  # inputs: the distance above and below the clean median
-# In the typicality factor only, no input of the model (as inputs they cost clean pairs of rare words more than
-# they found noise).
+# In the typicality factor only, no input of the model: as inputs the word fluencies cost clean pairs of rare words
+# more than they found noise, and the source's swaps, 0 where the corpus has no evidence either way (a source in a
+# third language), raised such sources above clean ones whose order the corpus doubts a little.
 TYPICALITY_ONLY = ("words_src", "words_tgt", "swaps_src")
 LENGTH = "tgt_chars"  # the input that modulates the model's slopes
 
