@@ -544,9 +544,9 @@ def naive_hash(text):
     return ((h * 0xBF58476D1CE4E5B9) % 2**64) >> 32
 
 
-def naive_token_list(sentence):
+def naive_token_list(sentence, lower=True):
     tokens, current = [], ""
-    for c in sentence.lower() + " ":
+    for c in (sentence.lower() if lower else sentence) + " ":
         separator = ord(c) < 0x10000 and SEPARATORS[ord(c)]
         cjk = ord(c) < 0x10000 and CJK[ord(c)]
         if separator or cjk:
@@ -591,6 +591,20 @@ def naive_spelling_key(token):
         accented |= base != c
         key += base if not key or base != key[-1] else ""
     return key, accented
+
+
+def naive_shapes(sentence):
+    """(previous shape, shape) of a sentence's words as word_typicality.shape_ids makes them: a capital first
+    character, the last two characters lower-cased (one by one), hashed into 1 .. SHAPE_BUCKETS - 1; 0 the start."""
+    from kcooc.filtering.word_typicality import SHAPE_BUCKETS
+    from kcooc.text import UPPER
+
+    shapes = []
+    for token in naive_token_list(sentence, lower=False):
+        low = [c.lower() if len(c.lower()) == 1 else c for c in token]
+        key = int(UPPER[min(ord(token[0]), 0xFFFF)]) | ord(low[-1]) << 1 | (ord(low[-2]) if len(low) > 1 else 0) << 22
+        shapes.append(int(mix64(np.uint64(key))) % (SHAPE_BUCKETS - 1) + 1)
+    return list(zip([0] + shapes[:-1], shapes))
 
 
 def naive_bigram(previous, word, buckets):
@@ -680,6 +694,8 @@ def test_damage_features_equal_a_per_pair_reference():
 
 
 def test_corpus_features_equal_a_per_pair_reference():
+    from kcooc.filtering.word_typicality import SHAPE_BUCKETS
+
     src, tgt = excerpt(200)
     spelled = [("The size of the street", "Die Größe der Straße"), ("Size and street", "Größe und Straße"),
                ("The size", "Die Grosse"), ("Window already created", "Fenêtre déjà créée"),
@@ -696,6 +712,7 @@ def test_corpus_features_equal_a_per_pair_reference():
     trigrams, contexts = np.zeros((2, fluency)), np.zeros((2, fluency))
     words, bigrams = np.zeros((2, word_buckets)), np.zeros((2, word_buckets))
     accented = np.zeros((2, word_buckets))
+    shapes, shape_bigrams = np.zeros((2, SHAPE_BUCKETS)), np.zeros((2, SHAPE_BUCKETS))
     for s, t in zip(src, tgt):
         for side, text in enumerate((s, t)):
             for tri, ctx in naive_trigrams(text, fluency):
@@ -708,11 +725,17 @@ def test_corpus_features_equal_a_per_pair_reference():
                 bigrams[side, naive_bigram(previous, word, word_buckets)] += 1
             if pairs:  # the sentence's end (0) after its last word
                 bigrams[side, naive_bigram(pairs[-1][1], 0, word_buckets)] += 1
+            shaped = naive_shapes(text)
+            shapes[side, 0] += bool(shaped)
+            for previous, shape in shaped + [(shape, 0) for _, shape in shaped[-1:]]:
+                shapes[side, shape] += bool(shape)
+                shape_bigrams[side, naive_bigram(previous, shape, SHAPE_BUCKETS)] += 1
             for key, accented_word in map(naive_spelling_key, naive_token_list(text)):
                 accented[side, naive_hash(key) % word_buckets] += accented_word
     assert np.array_equal(counts.trigrams, trigrams) and np.array_equal(counts.contexts, contexts)
     assert np.array_equal(counts.words, words) and np.array_equal(counts.bigrams, bigrams)
     assert np.array_equal(counts.accented, accented)
+    assert np.array_equal(counts.shapes, shapes) and np.array_equal(counts.shape_bigrams, shape_bigrams)
     halves = corpus.CorpusCounts.count(src[:77], tgt[:77], fluency, word_buckets).merge(
         corpus.CorpusCounts.count(src[77:], tgt[77:], fluency, word_buckets))
     assert all(np.array_equal(x, y) for x, y in zip(halves.arrays().values(), counts.arrays().values()))
@@ -753,27 +776,37 @@ def test_corpus_features_equal_a_per_pair_reference():
                 scores.append(math.log((count + 0.5) / (count + accented[side, naive_hash(key) % word_buckets] + 0.5)))
         return min(scores)
 
-    def swap_score(text, side):  # word_typicality.py: the lowest swap (rotation without spaces) and 0
-        sequence = [0] + [word for _, word in naive_words(text, word_buckets)] + [0]  # start, words, end
-        grams = collections.Counter(naive_bigram(v, w, word_buckets) for v, w in zip(sequence, sequence[1:]))
-        total = words[side, 1:].sum()
+    def swap_score(text, side):  # word_typicality.py: the lowest swap of words plus shapes (rotation without spaces)
+        def log_terms(sequence, unigrams, bigrams_of, buckets):
+            """log (c(v w) + b p(w)) for any v, w of the sentence ``sequence`` (start, tokens, end: 0 ... 0),
+            c without every occurrence the sentence added."""
+            grams = collections.Counter(naive_bigram(v, w, buckets) for v, w in zip(sequence, sequence[1:]))
+            total = unigrams[side, 1:].sum()
 
-        def log_term(v, w):  # log (c(v w) + b p(w)), c without every occurrence the sentence added
-            bigram = naive_bigram(v, w, word_buckets)
-            count = max(bigrams[side, bigram] - times[side][text.lower()] * grams[bigram], 0)
-            unigram = (without(words, side, w, text) if w else words[side, 0]) + 0.5
-            return math.log(count + b * unigram / (total + 0.5 * word_buckets))
+            def log_term(v, w):
+                bigram = naive_bigram(v, w, buckets)
+                count = max(bigrams_of[side, bigram] - times[side][text.lower()] * grams[bigram], 0)
+                unigram = (without(unigrams, side, w, text) if w else unigrams[side, 0]) + 0.5
+                return math.log(count + b * unigram / (total + 0.5 * buckets))
+            return log_term
 
+        def swap(log_term, sequence, k):  # u v w x against u w v x, around the cut before the k-th token
+            u, v, w, x = sequence[k - 2 : k + 2]
+            return (log_term(u, v) + log_term(v, w) + log_term(w, x)
+                    - log_term(u, w) - log_term(w, v) - log_term(v, x))
+
+        sequence = [0] + [word for _, word in naive_words(text, word_buckets)] + [0]
+        shaped = [0] + [shape for _, shape in naive_shapes(text)] + [0]
+        word_term = log_terms(sequence, words, bigrams, word_buckets)
+        shape_term = log_terms(shaped, shapes, shape_bigrams, SHAPE_BUCKETS)
         values, n = [0.0], len(sequence) - 2
-        for k in range(2, n + 1):  # the cut before the k-th word (1-based) of the sequence
-            if any(CJK[ord(c)] for c in text if ord(c) < 0x10000):  # rotation: X Y against Y X
+        for k in range(2, n + 1):  # the cut before the k-th token (1-based) of the sequence
+            if any(CJK[ord(c)] for c in text if ord(c) < 0x10000):  # rotation of the words: X Y against Y X
                 first, last, before, after = sequence[1], sequence[n], sequence[k - 1], sequence[k]
-                values.append(log_term(0, first) + log_term(before, after) + log_term(last, 0)
-                              - log_term(0, after) - log_term(last, first) - log_term(before, 0))
-            else:  # swap: u v w x against u w v x
-                u, v, w, x = sequence[k - 2 : k + 2]
-                values.append(0.0 if v == w else log_term(u, v) + log_term(v, w) + log_term(w, x)
-                              - log_term(u, w) - log_term(w, v) - log_term(v, x))
+                values.append(word_term(0, first) + word_term(before, after) + word_term(last, 0)
+                              - word_term(0, after) - word_term(last, first) - word_term(before, 0))
+            elif sequence[k - 1] != sequence[k]:
+                values.append(swap(word_term, sequence, k) + swap(shape_term, shaped, k))
         return min(values)
 
     expected = [[fluency_score(s, 0), fluency_score(t, 1), word_score(s, 0), word_score(t, 1), spelling_score(s, 0),
@@ -789,6 +822,16 @@ def test_corpus_features_equal_a_per_pair_reference():
     assert many[3] == 3 and once[3, 3] > expected[3][3]
     assert once[many > 1, 3].mean() > np.array(expected)[many > 1, 3].mean()
     np.testing.assert_allclose(once[many == 1, 1::2], np.array(expected)[many == 1, 1::2], rtol=2e-5, atol=2e-5)
+
+
+def test_swaps_see_word_shapes_where_the_words_are_new():
+    """A word order the corpus has never seen these words in is still judged by their shapes: German UI
+    strings end in a lower-case verb after a capitalised noun, so 'laden Ordner' (swapped) is unlikely and
+    'Ordner laden' is not, though the corpus never had 'Ordner'."""
+    tgt = ["Datei öffnen", "Fenster schließen", "Bild drucken", "Text kopieren", "Seite laden", "Liste sortieren"]
+    model = corpus.CorpusModel(corpus.CorpusCounts.count(["x"] * len(tgt), tgt, 512, 1 << 16))
+    swaps = model.features(["x", "x"], ["Ordner laden", "laden Ordner"])[:, 7]
+    assert swaps[0] == 0 and swaps[1] < -2
 
 
 def test_a_synthetic_example_is_scored_as_if_it_stood_in_the_corpus_in_its_originals_place():

@@ -20,7 +20,17 @@ from ..hashing import mix64, splitmix64
 from ..text import lowered
 from .alignment import token_ids
 from .sentences import Multiset, SentenceCounts, sentence_keys, without_own
-from .word_typicality import WORD_TYPICALITY_FEATURES, accented_counts, last_words, spelling, swaps, unspaced
+from .word_typicality import (
+    SHAPE_BUCKETS,
+    WORD_TYPICALITY_FEATURES,
+    Bigrams,
+    accented_counts,
+    last_words,
+    shape_ids,
+    spelling,
+    swaps,
+    unspaced,
+)
 
 CORPUS_FEATURES = ("fluency_src", "fluency_tgt", "words_src", "words_tgt", *WORD_TYPICALITY_FEATURES)
 
@@ -61,7 +71,8 @@ class CorpusCounts:
     ``words[side]`` / ``bigrams[side]``, hashed word and word-bigram counts (``words[side, 0]``:
     the sentences, the context of each first word; id 0 stands for the sentence's start before its first
     word and for its end after its last, so ``bigrams`` counts both); ``accented[side]``, the words with a diacritic
-    per hashed spelling key (word_typicality.py).
+    per hashed spelling key; ``shapes[side]`` / ``shape_bigrams[side]``, the same counts of the words' shapes
+    (word_typicality.py).
     """
 
     trigrams: np.ndarray  # (2, fluency_buckets)
@@ -69,26 +80,36 @@ class CorpusCounts:
     words: np.ndarray  # (2, word_buckets)
     bigrams: np.ndarray  # (2, word_buckets)
     accented: np.ndarray  # (2, word_buckets)
+    shapes: np.ndarray  # (2, SHAPE_BUCKETS)
+    shape_bigrams: np.ndarray  # (2, SHAPE_BUCKETS)
 
     @classmethod
     def count(cls, src: list[str], tgt: list[str], fluency_buckets: int, word_buckets: int) -> "CorpusCounts":
-        return cls.of_lowered((lowered(src), lowered(tgt)), fluency_buckets, word_buckets)
+        return cls.of_lowered((src, tgt), (lowered(src), lowered(tgt)), fluency_buckets, word_buckets)
 
     @classmethod
-    def of_lowered(cls, texts: tuple[tuple, tuple], fluency_buckets: int, word_buckets: int) -> "CorpusCounts":
-        """The counts of both sides' ``lowered`` sentences (trigrams, words and spelling keys of one lowering)."""
-        tables: dict[str, list] = {"trigrams": [], "contexts": [], "words": [], "bigrams": [], "accented": []}
-        for text in texts:
+    def of_lowered(cls, sides: tuple[list[str], list[str]], texts: tuple[tuple, tuple], fluency_buckets: int,
+                   word_buckets: int) -> "CorpusCounts":
+        """The counts of both sides' sentences ``sides``, whose ``lowered`` code points are ``texts`` (trigrams,
+        words and spelling keys of one lowering)."""
+        tables: dict[str, list] = {name: [] for name in cls.__dataclass_fields__}
+        for sentences, text in zip(sides, texts):
             trigram, context, _ = trigram_ids(text, fluency_buckets)
             tables["trigrams"].append(np.bincount(trigram, minlength=fluency_buckets))
             tables["contexts"].append(np.bincount(context, minlength=fluency_buckets))
-            previous, word, _ = word_bigrams(text, word_buckets)
+            previous, word, sentence = word_bigrams(text, word_buckets)
             words = np.bincount(word, minlength=word_buckets)
             words[0] = np.count_nonzero(previous == 0)  # the sentences with a word: the first words' context
             tables["words"].append(words)
             tables["bigrams"].append(np.bincount(sentence_bigram_ids(previous, word, word_buckets),
                                                  minlength=word_buckets))
             tables["accented"].append(accented_counts(text, word_buckets))
+            shape_previous, shape = word_shapes(sentences, previous, sentence)
+            shapes = np.bincount(shape, minlength=SHAPE_BUCKETS)
+            shapes[0] = words[0]
+            tables["shapes"].append(shapes)
+            tables["shape_bigrams"].append(np.bincount(sentence_bigram_ids(shape_previous, shape, SHAPE_BUCKETS),
+                                                       minlength=SHAPE_BUCKETS))
         return cls(**{name: np.stack(rows).astype(np.int32) for name, rows in tables.items()})
 
     def merge(self, other: "CorpusCounts") -> "CorpusCounts":
@@ -117,6 +138,13 @@ def word_bigrams(text: tuple, word_buckets: int) -> tuple[np.ndarray, np.ndarray
     first[indptr[:-1][lengths > 0]] = True
     previous = np.where(first, 0, np.r_[0, word[:-1]])
     return previous, word, np.repeat(np.arange(text[2]), lengths)
+
+
+def word_shapes(sentences: list[str], previous: np.ndarray, sentence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``word_bigrams``' previous and word of the words' shapes (word_typicality.shape_ids): ``previous``,
+    ``sentence`` of the words of ``sentences`` as ``word_bigrams`` gives them."""
+    shape = shape_ids(sentences, np.bincount(sentence, minlength=len(sentences)))
+    return np.where(previous == 0, 0, np.r_[0, shape[:-1]]), shape
 
 
 def bigram_ids(previous: np.ndarray, word: np.ndarray, word_buckets: int) -> np.ndarray:
@@ -167,6 +195,7 @@ class CorpusModel:
         self.log_trigram = np.log(without_own(counts.trigrams, slice(None), 1) + a)  # a sentence had once
         self.log_context = np.log(without_own(counts.contexts, slice(None), 1) + a * self.alphabet)
         self.total = counts.words[:, 1:].sum(axis=1)
+        self.shape_total = counts.shapes[:, 1:].sum(axis=1)
 
     def features(self, src: list[str], tgt: list[str], originals: tuple | None = None, texts: tuple | None = None
                  ) -> np.ndarray:
@@ -183,13 +212,14 @@ class CorpusModel:
             original = None
             if originals is not None:
                 own = own * originals[2][:, side]
-                original = self.original_ngrams(lowered(originals[side]))
-            sides.append(self.side_features(text, side, own, original))
+                original = self.original_ngrams(originals[side])
+            sides.append(self.side_features(sentences, text, side, own, original))
         return np.column_stack([column for columns in zip(*sides) for column in columns]).astype(np.float32)
 
-    def side_features(self, text: tuple, side: int, own: np.ndarray, original: dict | None) -> tuple:
-        """fluency, words, spelling and swaps of one side's sentences (``text``: lowered), each looked up without
-        its ``own`` occurrences and, for a synthetic example, its ``original``'s n-grams (original_ngrams)."""
+    def side_features(self, sentences: list[str], text: tuple, side: int, own: np.ndarray, original: dict | None
+                      ) -> tuple:
+        """fluency, words, spelling and swaps of one side's ``sentences`` (``text``: lowered), each looked up
+        without its ``own`` occurrences and, for a synthetic example, its ``original``'s n-grams (original_ngrams)."""
         counts, n, buckets = self.counts, text[2], self.word_buckets
         previous, word, sentence = word_bigrams(text, buckets)
         own_word = own[sentence]
@@ -200,31 +230,51 @@ class CorpusModel:
         bigrams = lookup(counts.bigrams[side], bigram_ids(previous, word, buckets), "bigrams")
         words = lookup(counts.words[side], word, "words")
         contexts = lookup(counts.words[side], previous, "words")
-        own_bigrams = Multiset(sentence_bigram_rows(previous, sentence), sentence_bigram_ids(previous, word, buckets),
-                               buckets)
-
-        def bigram_count(first: np.ndarray, second: np.ndarray, rows: np.ndarray) -> np.ndarray:
-            """c(first second) for the sentences ``rows``, without every occurrence the sentence itself added."""
-            ids = bigram_ids(first, second, buckets)
-            left_out = own[rows] * own_bigrams(rows, ids) + (original["bigrams"](rows, ids) if original else 0)
-            return without_own(counts.bigrams[side], ids, left_out)
-
-        unigram = (words + 0.5) / (self.total[side] + 0.5 * buckets)
-        end = (counts.words[side, 0] + 0.5) / (self.total[side] + 0.5 * buckets)
+        word_model = self.bigram_model((previous, word, sentence), counts.words[side], counts.bigrams[side],
+                                       self.total[side], own, original and (original["words"], original["bigrams"]))
+        shape_model = self.bigram_model((*word_shapes(sentences, previous, sentence), sentence), counts.shapes[side],
+                                        counts.shape_bigrams[side], self.shape_total[side], own,
+                                        original and (original["shapes"], original["shape_bigrams"]))
         return (self.fluency(text, side, own, original), self.word_fluency(bigrams, contexts, words, sentence, side, n),
                 spelling(text, word, sentence, words, counts.accented[side]),
-                swaps(previous, word, sentence, unspaced(text), bigram_count, unigram, end, self.interpolation))
+                swaps(word_model, shape_model, unspaced(text), self.interpolation))
 
-    def original_ngrams(self, text: tuple) -> dict:
-        """The n-grams of each original (``text``: lowered), per table the synthetic examples are looked up in."""
+    @staticmethod
+    def bigram_model(tokens: tuple, unigrams: np.ndarray, bigrams: np.ndarray, total: int, own: np.ndarray,
+                     original: tuple | None) -> Bigrams:
+        """The ``tokens`` (previous, token, sentence: word_bigrams) under one side's counts of ``unigrams`` and
+        ``bigrams`` (``total`` tokens), each looked up without the occurrences the sentence itself added
+        (``own`` times) and, for a synthetic example, its ``original``'s (its unigram and bigram Multisets)."""
+        previous, token, sentence = tokens
+        buckets = unigrams.size
+        own_bigrams = Multiset(sentence_bigram_rows(previous, sentence), sentence_bigram_ids(previous, token, buckets),
+                               buckets)
+
+        def count(first: np.ndarray, second: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            ids = bigram_ids(first, second, buckets)
+            left_out = own[rows] * own_bigrams(rows, ids) + (original[1](rows, ids) if original else 0)
+            return without_own(bigrams, ids, left_out)
+
+        left_out = own[sentence] + (original[0](sentence, token) if original else 0)
+        unigram = (without_own(unigrams, token, left_out) + 0.5) / (total + 0.5 * buckets)
+        return Bigrams(previous, token, sentence, count, unigram, (unigrams[0] + 0.5) / (total + 0.5 * buckets))
+
+    def original_ngrams(self, sentences: list[str]) -> dict:
+        """The n-grams of each original sentence, per table the synthetic examples are looked up in."""
+        text = lowered(sentences)
         trigram, context, at = trigram_ids(text, self.fluency_buckets)
         previous, word, sentence = word_bigrams(text, self.word_buckets)
+        shape_previous, shape = word_shapes(sentences, previous, sentence)
         first = previous == 0
         return {"trigrams": Multiset(at, trigram, self.fluency_buckets),
                 "contexts": Multiset(at, context, self.fluency_buckets),
                 "words": Multiset(np.r_[sentence, sentence[first]], np.r_[word, previous[first]], self.word_buckets),
                 "bigrams": Multiset(sentence_bigram_rows(previous, sentence),
-                                    sentence_bigram_ids(previous, word, self.word_buckets), self.word_buckets)}
+                                    sentence_bigram_ids(previous, word, self.word_buckets), self.word_buckets),
+                "shapes": Multiset(np.r_[sentence, sentence[first]], np.r_[shape, shape_previous[first]],
+                                   SHAPE_BUCKETS),
+                "shape_bigrams": Multiset(sentence_bigram_rows(previous, sentence),
+                                          sentence_bigram_ids(shape_previous, shape, SHAPE_BUCKETS), SHAPE_BUCKETS)}
 
     def fluency(self, text: tuple, side: int, own: np.ndarray, original: dict | None = None) -> np.ndarray:
         """Mean log p(c | ab) over each sentence's character trigrams (log 1/K without any), each looked up

@@ -151,7 +151,8 @@ def screen_task(ctx: FilterContext, task: Task) -> Screened:
     src, tgt = [task.src[i] for i in passing.tolist()], [task.tgt[i] for i in passing.tolist()]
     if ctx.learn and passing.size:  # learning the scorer: count and sample
         lowered_sides = (lowered(src), lowered(tgt))
-        counts = CorpusCounts.of_lowered(lowered_sides, cfg.learn.fluency_buckets, cfg.learn.word_buckets)
+        counts = CorpusCounts.of_lowered((src, tgt), lowered_sides, cfg.learn.fluency_buckets,
+                                          cfg.learn.word_buckets)
         sentences = np.concatenate([sentence_keys(text, side) for side, text in enumerate(lowered_sides)])
         priorities = sample_priorities(task.offset + passing, cfg.seed)
         keep = lowest(priorities, task.text_bound, cfg.learn.sample)

@@ -26,8 +26,12 @@ by language-model ranking:
     swap(k) = log p(sentence) - log p(sentence with its words k and k + 1 exchanged)
 
 for every two adjacent words of a side with spaces (the three bigrams around them change:
-c(u v) c(v w) c(w x) against c(u w) c(w v) c(v x), the contexts and unigrams cancel), and for a side written
-without spaces (a kana or Han character: its tokens are characters, its misplaced units phrases)
+c(u v) c(v w) c(w x) against c(u w) c(w v) c(v x), the contexts and unigrams cancel), added to the same
+swap under the same model of the words' *shapes* (``shape_ids``: whether a word starts with a capital, and
+its last two letters), which a few thousand short sentences count often enough to know where a language
+puts a capitalised noun, a lower-case infinitive or a case ending even when they never had the words;
+and for a side written without spaces (a kana or Han character: its tokens are characters, its misplaced
+units phrases), of the words alone,
 
     rotation(k) = log p(X Y) - log p(Y X),   X, Y the sentence's tokens before and after k,
 
@@ -43,15 +47,19 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
+from typing import NamedTuple
 
+import numba
 import numpy as np
 
-from ..text import CJK
+from ..hashing import mix64
+from ..text import CJK, SEPARATORS, UPPER, code_points
 from .alignment import folded_tokens
 
 WORD_TYPICALITY_FEATURES = ("spelling_src", "spelling_tgt", "swaps_src", "swaps_tgt")
 _BY_HAND = {"ß": "s", "ł": "l", "ø": "o", "đ": "d", "æ": "a", "œ": "o", "ı": "i", "ŀ": "l", "ħ": "h", "þ": "t"}
 _LATIN_RANGES = ((0x00C0, 0x0250), (0x1E00, 0x1F00))
+SHAPE_BUCKETS = 1 << 16  # hashed word shapes, and hashed shape bigrams, per side
 
 
 def _fold_table() -> np.ndarray:
@@ -67,6 +75,9 @@ def _fold_table() -> np.ndarray:
 
 
 FOLD = _fold_table()
+# Each BMP code point lower-cased where that is one code point (a word's shape keeps its last two characters).
+LOWERCASE = np.array([ord(lower) if len(lower := chr(code).lower()) == 1 else code for code in range(1 << 16)],
+                     dtype=np.int64)
 
 
 def spelling_keys(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray]:
@@ -107,40 +118,100 @@ def unspaced(text: tuple) -> np.ndarray:
     return np.bincount(sentence_of[CJK[np.minimum(codes, 0xFFFF)]], minlength=n) > 0
 
 
-def swaps(previous: np.ndarray, word: np.ndarray, sentence: np.ndarray, unspaced: np.ndarray,
-          count: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], unigram: np.ndarray, end: float,
-          interpolation: float) -> np.ndarray:
-    """Each sentence's lowest swap(k), or rotation(k) where ``unspaced`` (module docstring), and 0.
+class Bigrams(NamedTuple):
+    """One side's tokens under a bigram model counted on the corpus (corpus.CorpusModel): ``previous``,
+    ``token``, ``sentence`` as corpus.word_bigrams gives them (``previous`` 0 before a sentence's first
+    token); ``count(v, w, rows)``: c(v w) for the sentences ``rows`` (w = 0: v ends the sentence), without
+    the occurrences the sentence itself added; ``unigram``: p(w) of each token; ``end``: p of the end."""
 
-    ``previous``, ``word``, ``sentence``: corpus.word_bigrams (``previous`` 0 before a sentence's first word);
-    ``count(v, w, rows)``: c(v w) for the sentences ``rows`` (w = 0: v ends the sentence), without the
-    occurrences the sentence itself added; ``unigram``: p(w) of each word; ``end``: p of the end (the start's
-    is never needed: it cancels); ``interpolation``: b.
-    """
-    n, b = unspaced.size, interpolation
+    previous: np.ndarray
+    token: np.ndarray
+    sentence: np.ndarray
+    count: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+    unigram: np.ndarray
+    end: float
+
+
+def order_margins(model: Bigrams, interpolation: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(cuts, swap, rotation): every cut k between two tokens of a sentence (the index of the token after
+    it), and log p(sentence) less log p of the sentence with the tokens k - 1 and k exchanged (swap) and
+    with its parts before and after k exchanged (rotation), under p(w | v) = (c(vw) + b p(w)) / (c(v) + b),
+    b = ``interpolation`` (the contexts and unigrams cancel)."""
+    previous, token, sentence, count, unigram, end = model
+    b = interpolation
     last = last_words(previous)
-    following = np.where(last, 0, np.r_[word[1:], 0])
+    following = np.where(last, 0, np.r_[token[1:], 0])
     p_following = np.where(last, end, np.r_[unigram[1:], 0.0])
 
     def log_term(v, w, p_w, rows):  # log (c(v w) + b p(w)), the part of log p(w | v) that an order changes
         return np.log(count(v, w, rows) + b * p_w)
 
-    into = log_term(previous, word, unigram, sentence)  # the bigram that ends at each word
-    out = log_term(word, following, p_following, sentence)  # the bigram that starts at it
-    k = np.flatnonzero(previous > 0)  # a cut between words k - 1 and k
+    into = log_term(previous, token, unigram, sentence)  # the bigram that ends at each token
+    out = log_term(token, following, p_following, sentence)  # the bigram that starts at it
+    k = np.flatnonzero(previous > 0)
     rows = sentence[k]
-    starts = np.r_[0, np.cumsum(np.bincount(sentence, minlength=n))][rows]  # each sentence's first word
+    starts = np.r_[0, np.cumsum(np.bincount(sentence))][rows]  # each sentence's first token
     ends = np.flatnonzero(last)[np.searchsorted(np.flatnonzero(last), k)]  # and its last
-    v, w = word[k - 1], word[k]
+    v, w = token[k - 1], token[k]
     swapped = (into[k - 1] + into[k] + out[k]
                - log_term(previous[k - 1], w, unigram[k], rows) - log_term(w, v, unigram[k - 1], rows)
                - log_term(v, following[k], p_following[k], rows))
     start = np.zeros(k.size, dtype=np.int64)
     rotated = (into[starts] + into[k] + out[ends]
-               - log_term(start, w, unigram[k], rows) - log_term(word[ends], word[starts], unigram[starts], rows)
+               - log_term(start, w, unigram[k], rows) - log_term(token[ends], token[starts], unigram[starts], rows)
                - log_term(v, start, end, rows))
-    values = np.where(unspaced[rows], rotated, np.where(v == w, 0.0, swapped))
-    return lowest(values, rows, n)
+    return k, swapped, rotated
+
+
+def swaps(words: Bigrams, shapes: Bigrams, unspaced: np.ndarray, interpolation: float) -> np.ndarray:
+    """Each sentence's lowest swap(k) of its words plus that of their shapes, or its lowest rotation(k) of its
+    words where ``unspaced`` (module docstring), and 0. ``words``, ``shapes``: the same tokens' ids and
+    shapes."""
+    cuts, word_swap, word_rotation = order_margins(words, interpolation)
+    shape_swap = order_margins(shapes, interpolation)[1]
+    rows = words.sentence[cuts]
+    same = words.token[cuts - 1] == words.token[cuts]
+    values = np.where(unspaced[rows], word_rotation, np.where(same, 0.0, word_swap + shape_swap))
+    return lowest(values, rows, unspaced.size)
+
+
+def shape_ids(sentences: list[str], words: np.ndarray) -> np.ndarray:
+    """Each word's shape, hashed into [1, SHAPE_BUCKETS): whether its first character is a capital, and its
+    last two characters lower-cased; in the order and with the boundaries of the words of
+    ``lowered(sentences)`` (``words``: how many each sentence has there). The words of a sentence that
+    lower-casing splits otherwise (``İ`` becomes two characters) all get shape 1."""
+    codes, sentence_of, _ = code_points(list(sentences) + [""], "\n")
+    keys, counts = _shape_keys(codes, sentence_of, len(sentences), SEPARATORS, CJK, UPPER, LOWERCASE)
+    ids = np.ones(int(words.sum()), dtype=np.int64)
+    same = counts == words
+    hashed = (mix64(keys) % np.uint64(SHAPE_BUCKETS - 1)).astype(np.int64) + 1
+    ids[np.repeat(same, words)] = hashed[np.repeat(same, counts)]
+    return ids
+
+
+@numba.njit(cache=True, nogil=True)
+def _shape_keys(codes, sentence_of, n, separators, cjk, upper, lowercase):  # pragma: no cover - compiled
+    """Per token (alignment._token_sequences' tokens): capital (1 bit) | last code point << 1 | the one before
+    << 22, lower-cased; and the tokens of each sentence."""
+    keys, counts = np.empty(codes.size, np.uint64), np.zeros(n, np.int64)
+    k, inside, previous_cjk = 0, False, False
+    capital, last, before = 0, 0, 0
+    for i in range(codes.size + 1):
+        c = codes[i] if i < codes.size else 10
+        b = min(c, 0xFFFF)
+        split = separators[b] or (inside and (cjk[b] or previous_cjk))
+        if inside and (split or i == codes.size):
+            keys[k] = np.uint64(capital) | (np.uint64(last) << np.uint64(1)) | (np.uint64(before) << np.uint64(22))
+            counts[sentence_of[i - 1]] += 1
+            k += 1
+            inside = False
+        if i == codes.size or separators[b]:
+            continue
+        if not inside:
+            inside, capital, last, before = True, 1 if upper[b] else 0, 0, 0
+        previous_cjk = cjk[b]
+        before, last = last, (lowercase[b] if c <= 0xFFFF else c)
+    return keys[:k], counts
 
 
 def lowest(values: np.ndarray, sentence: np.ndarray, n: int) -> np.ndarray:
