@@ -1153,15 +1153,15 @@ def test_typicality_is_the_share_of_the_sample_at_most_as_clean():
         Typicality(np.array([1, -1, 0]), shares=np.array([0.05, 0.0]))
 
 
-def test_length_ratios_and_the_targets_swaps_get_their_own_typicality_shares():
+def test_length_ratios_and_the_targets_words_get_their_own_typicality_shares():
     from kcooc.filtering.classifier import PairClassifier
 
-    names = ["tgt_chars", "char_ratio", "align_tgt", "word_ratio", "swaps_src", "swaps_tgt"]
-    model = PairClassifier(names, typicality_share=0.003, typicality_length_share=0.02, typicality_order_share=0.01)
+    names = ["tgt_chars", "char_ratio", "align_tgt", "word_ratio", "swaps_src", "swaps_tgt", "spelling_tgt"]
+    model = PairClassifier(names, typicality_share=0.003, typicality_length_share=0.02, typicality_word_share=0.01)
     oriented = [name for name, o in zip(model.input_names, model.orientation) if o]
     assert oriented == ["char_ratio_above", "char_ratio_below", "align_tgt", "word_ratio_above", "word_ratio_below",
-                        "swaps_src", "swaps_tgt"]
-    assert model.typicality_shares.tolist() == [0.02, 0.02, 0.003, 0.02, 0.02, 0.003, 0.01]
+                        "swaps_src", "swaps_tgt", "spelling_tgt"]
+    assert model.typicality_shares.tolist() == [0.02, 0.02, 0.003, 0.02, 0.02, 0.003, 0.01, 0.01]
 
 
 def test_pair_classifier_combines_its_factors_and_its_gates():

@@ -53,7 +53,7 @@ DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")  # inputs: the distance
 # third language), raised such sources above clean ones whose order the corpus doubts a little.
 TYPICALITY_ONLY = ("words_src", "words_tgt", "swaps_src")
 LENGTH = "tgt_chars"  # the input that modulates the model's slopes
-ORDER = "swaps_tgt"  # the input with the typicality share of its own, typicality_order_share
+TARGET_WORDS = ("spelling_tgt", "swaps_tgt")  # the inputs of typicality_word_share
 
 
 class PairClassifier:
@@ -80,11 +80,11 @@ class PairClassifier:
     feature_noise, feature_noise_tail : float, default 1.0, 0.02
         Feature-space noisy examples per clean example, and the worst share of the sample their moved
         feature takes its value from (typicality.feature_noise).
-    typicality_share, typicality_length_share, typicality_order_share, typicality_weight : float, default 0.003, \
+    typicality_share, typicality_length_share, typicality_word_share, typicality_weight : float, default 0.003, \
 0.02, 0.02, 0.5
         The typicality factor's a_j, of the length ratios' distances above and below the clean median
-        (``typicality_length_share``), of the target's swaps (``typicality_order_share``) and of every
-        other input (``typicality_share``), and its w (typicality.Typicality).
+        (``typicality_length_share``), of the target's spelling and swaps (``typicality_word_share``) and of
+        every other input (``typicality_share``), and its w (typicality.Typicality).
 
     Attributes
     ----------
@@ -130,14 +130,14 @@ class PairClassifier:
                  source_language_prior: float | None = None, feature_noise: float = 1.0,
                  feature_noise_tail: float = 0.02, typicality_share: float = 0.003,
                  typicality_length_share: float = 0.02, typicality_weight: float = 0.5,
-                 typicality_order_share: float = 0.02):
+                 typicality_word_share: float = 0.02):
         unknown = sorted(set(names) - set(ORIENTATION) - set(DEVIATIONS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
         self.names, self.regularization, self.seed, self.detectors = list(names), regularization, seed, list(detectors)
         self.feature_noise, self.feature_noise_tail = feature_noise, feature_noise_tail
         self.typicality_share, self.typicality_weight = typicality_share, typicality_weight
-        self.typicality_length_share, self.typicality_order_share = typicality_length_share, typicality_order_share
+        self.typicality_length_share, self.typicality_word_share = typicality_length_share, typicality_word_share
         self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated)
         self.columns = [k for k, name in enumerate(self.names)  # a side's foreign letters: the gate's alone
                         if name not in self.gate.gated and name not in FOREIGN.values()]
@@ -158,12 +158,12 @@ class PairClassifier:
     @property
     def typicality_shares(self) -> np.ndarray:
         """a_j of each oriented input: ``typicality_length_share`` for a length ratio's distance above or
-        below the clean median, ``typicality_order_share`` for the target's swaps, ``typicality_share`` for the
-        others."""
+        below the clean median, ``typicality_word_share`` for the target's spelling and swaps, ``typicality_share``
+        for the others."""
         def share(name: str) -> float:
             if name.endswith(("_above", "_below")):
                 return self.typicality_length_share
-            return self.typicality_order_share if name == ORDER else self.typicality_share
+            return self.typicality_word_share if name in TARGET_WORDS else self.typicality_share
         return np.array([share(self.input_names[j]) for j in np.flatnonzero(self.orientation != 0)])
 
     @property
@@ -324,7 +324,7 @@ class PairClassifier:
                   "feature_noise": self.feature_noise,
                   "feature_noise_tail": self.feature_noise_tail, "typicality_share": self.typicality_share,
                   "typicality_length_share": self.typicality_length_share,
-                  "typicality_order_share": self.typicality_order_share, "typicality": typical_params, **gate_params,
+                  "typicality_word_share": self.typicality_word_share, "typicality": typical_params, **gate_params,
                   "models": [model_params for model_params, _ in models]}
         arrays = {"medians": self.medians_, "reference": self.reference_, **gate_arrays,
                   **{f"typicality_{k}": v for k, v in typical_arrays.items()},
@@ -339,7 +339,7 @@ class PairClassifier:
         model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"],
                     params["detectors"], params["gated"], params.get("source_language_prior"), params["feature_noise"],
                     params["feature_noise_tail"], params["typicality_share"], params["typicality_length_share"],
-                    typical["weight"], params["typicality_order_share"])
+                    typical["weight"], params["typicality_word_share"])
         detectors = list(params["fitted_detectors"])
         if not set(detectors) <= set(model.detectors) or not detectors or len(params["models"]) != len(detectors):
             raise InputError("classifier detectors are not among its noise classes")

@@ -119,11 +119,11 @@ class LearnConfig:
                                             "a length ratio far from the corpus's own is the disagreement every "
                                             "filter's rules test, and its spread on the sample is well estimated",
                                             Range(0, 1, low_open=True))
-    typicality_order_share: float = option(0.02, "typicality factor: the share a of the target's swaps (how much "
-                                           "likelier the corpus's bigram models find the target in another order): "
-                                           "larger than learn.typicality_share, because misordered words move no "
-                                           "other feature much; the source's swaps keep learn.typicality_share",
-                                           Range(0, 1, low_open=True))
+    typicality_word_share: float = option(0.02, "typicality factor: the share a of the target's spelling and swaps "
+                                          "(words the corpus writes with diacritics, an order its bigram models find "
+                                          "likelier): larger than learn.typicality_share, because dropped diacritics "
+                                          "and misordered words move no other feature much; the source's keep "
+                                          "learn.typicality_share", Range(0, 1, low_open=True))
     typicality_weight: float = option(0.5, "typicality factor: the exponent w (0: no typicality factor)",
                                       Range(0, 10))
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
