@@ -132,46 +132,51 @@ class Bigrams(NamedTuple):
     end: float
 
 
-def order_margins(model: Bigrams, interpolation: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(cuts, swap, rotation): every cut k between two tokens of a sentence (the index of the token after
-    it), and log p(sentence) less log p of the sentence with the tokens k - 1 and k exchanged (swap) and
-    with its parts before and after k exchanged (rotation), under p(w | v) = (c(vw) + b p(w)) / (c(v) + b),
-    b = ``interpolation`` (the contexts and unigrams cancel)."""
+def order_margins(model: Bigrams, interpolation: float, cuts: np.ndarray, rotate: np.ndarray) -> np.ndarray:
+    """log p(sentence) less log p of the sentence in another order, at each of the ``cuts`` (the index of the
+    token after a cut between two tokens of a sentence, k): with the tokens k - 1 and k exchanged (swap), or
+    where ``rotate`` with its parts before and after k exchanged (rotation), under p(w | v) =
+    (c(vw) + b p(w)) / (c(v) + b), b = ``interpolation`` (the contexts and unigrams cancel)."""
     previous, token, sentence, count, unigram, end = model
     b = interpolation
-    last = last_words(previous)
-    following = np.where(last, 0, np.r_[token[1:], 0])
-    p_following = np.where(last, end, np.r_[unigram[1:], 0.0])
 
     def log_term(v, w, p_w, rows):  # log (c(v w) + b p(w)), the part of log p(w | v) that an order changes
         return np.log(count(v, w, rows) + b * p_w)
 
+    last = last_words(previous)
+    final = np.flatnonzero(last)
     into = log_term(previous, token, unigram, sentence)  # the bigram that ends at each token
-    out = log_term(token, following, p_following, sentence)  # the bigram that starts at it
-    k = np.flatnonzero(previous > 0)
-    rows = sentence[k]
+    out = np.r_[into[1:], 0.0]  # and the one that starts at it: the next token's, or the sentence's end
+    out[final] = log_term(token[final], np.zeros(final.size, np.int64), end, sentence[final])
+    margins = np.empty(cuts.size)
+    k = cuts[~rotate]  # u v | w x against u w | v x
+    rows, v, w = sentence[k], token[k - 1], token[k]
+    after = np.minimum(k + 1, token.size - 1)  # x, or the end where w is last
+    following, p_following = np.where(last[k], 0, token[after]), np.where(last[k], end, unigram[after])
+    margins[~rotate] = (into[k - 1] + into[k] + out[k]
+                        - log_term(previous[k - 1], w, unigram[k], rows) - log_term(w, v, unigram[k - 1], rows)
+                        - log_term(v, following, p_following, rows))
+    k = cuts[rotate]  # X | Y against Y | X
+    rows, v, w = sentence[k], token[k - 1], token[k]
     starts = np.r_[0, np.cumsum(np.bincount(sentence))][rows]  # each sentence's first token
-    ends = np.flatnonzero(last)[np.searchsorted(np.flatnonzero(last), k)]  # and its last
-    v, w = token[k - 1], token[k]
-    swapped = (into[k - 1] + into[k] + out[k]
-               - log_term(previous[k - 1], w, unigram[k], rows) - log_term(w, v, unigram[k - 1], rows)
-               - log_term(v, following[k], p_following[k], rows))
+    ends = final[np.searchsorted(final, k)]  # and its last
     start = np.zeros(k.size, dtype=np.int64)
-    rotated = (into[starts] + into[k] + out[ends]
-               - log_term(start, w, unigram[k], rows) - log_term(token[ends], token[starts], unigram[starts], rows)
-               - log_term(v, start, end, rows))
-    return k, swapped, rotated
+    margins[rotate] = (into[starts] + into[k] + out[ends] - log_term(start, w, unigram[k], rows)
+                       - log_term(token[ends], token[starts], unigram[starts], rows) - log_term(v, start, end, rows))
+    return margins
 
 
 def swaps(words: Bigrams, shapes: Bigrams, unspaced: np.ndarray, interpolation: float) -> np.ndarray:
     """Each sentence's lowest swap(k) of its words plus that of their shapes, or its lowest rotation(k) of its
     words where ``unspaced`` (module docstring), and 0. ``words``, ``shapes``: the same tokens' ids and
     shapes."""
-    cuts, word_swap, word_rotation = order_margins(words, interpolation)
-    shape_swap = order_margins(shapes, interpolation)[1]
+    cuts = np.flatnonzero(words.previous > 0)
     rows = words.sentence[cuts]
-    same = words.token[cuts - 1] == words.token[cuts]
-    values = np.where(unspaced[rows], word_rotation, np.where(same, 0.0, word_swap + shape_swap))
+    rotate = unspaced[rows]
+    values = order_margins(words, interpolation, cuts, rotate)
+    spaced = np.flatnonzero(~rotate)
+    values[spaced] += order_margins(shapes, interpolation, cuts[spaced], np.zeros(spaced.size, dtype=bool))
+    values[spaced[words.token[cuts[spaced] - 1] == words.token[cuts[spaced]]]] = 0.0  # the same word twice
     return lowest(values, rows, unspaced.size)
 
 
