@@ -147,6 +147,17 @@ def word_shapes(sentences: list[str], previous: np.ndarray, sentence: np.ndarray
     return np.where(previous == 0, 0, np.r_[0, shape[:-1]]), shape
 
 
+@numba.njit(cache=True, nogil=True)
+def _times_in(row_starts, ids, rows, query):  # pragma: no cover - compiled
+    """How many times each ``query`` id is among the ``ids`` of its row (``rows``; CSR ``row_starts``): a
+    sentence has a few dozen bigrams, so a scan beats a sorted table."""
+    out = np.zeros(query.size, np.int64)
+    for q in range(query.size):
+        for i in range(row_starts[rows[q]], row_starts[rows[q] + 1]):
+            out[q] += ids[i] == query[q]
+    return out
+
+
 def bigram_ids(previous: np.ndarray, word: np.ndarray, word_buckets: int) -> np.ndarray:
     return (mix64(previous.astype(np.uint64) * np.uint64(word_buckets) + word.astype(np.uint64))
             % np.uint64(word_buckets)).astype(np.int64)
@@ -247,13 +258,13 @@ class CorpusModel:
         (``own`` times) and, for a synthetic example, its ``original``'s (its unigram and bigram Multisets)."""
         previous, token, sentence = tokens
         buckets = unigrams.size
-        own_bigrams = Multiset(sentence_bigram_rows(previous, sentence), sentence_bigram_ids(previous, token, buckets),
-                               buckets)
+        own_ids = sentence_bigram_ids(previous, token, buckets)  # each sentence's own bigrams, sentence by sentence
+        own_rows = np.r_[0, np.cumsum(np.bincount(sentence_bigram_rows(previous, sentence), minlength=own.size))]
 
         def count(first: np.ndarray, second: np.ndarray, rows: np.ndarray) -> np.ndarray:
             ids = bigram_ids(first, second, buckets)
-            left_out = own[rows] * own_bigrams(rows, ids) + (original[1](rows, ids) if original else 0)
-            return without_own(bigrams, ids, left_out)
+            left_out = own[rows] * _times_in(own_rows, own_ids, rows, ids)
+            return without_own(bigrams, ids, left_out + original[1](rows, ids) if original else left_out)
 
         left_out = own[sentence] + (original[0](sentence, token) if original else 0)
         unigram = (without_own(unigrams, token, left_out) + 0.5) / (total + 0.5 * buckets)
