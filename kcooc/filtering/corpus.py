@@ -32,6 +32,7 @@ from .word_typicality import (
     unspaced,
 )
 
+SCANNED = 32  # bigrams of a sentence that _times_in scans instead of searching them sorted
 CORPUS_FEATURES = ("fluency_src", "fluency_tgt", "words_src", "words_tgt", *WORD_TYPICALITY_FEATURES)
 
 
@@ -148,13 +149,28 @@ def word_shapes(sentences: list[str], previous: np.ndarray, sentence: np.ndarray
 
 
 @numba.njit(cache=True, nogil=True)
-def _times_in(row_starts, ids, rows, query):  # pragma: no cover - compiled
-    """How many times each ``query`` id is among the ``ids`` of its row (``rows``; CSR ``row_starts``): a
-    sentence has a few dozen bigrams, so a scan beats a sorted table."""
+def _sorted_rows(row_starts, ids):  # pragma: no cover - compiled
+    """``ids`` with each row (CSR ``row_starts``) longer than ``_times_in`` scans sorted."""
+    out = ids.copy()
+    for r in range(row_starts.size - 1):
+        if row_starts[r + 1] - row_starts[r] > SCANNED:
+            out[row_starts[r] : row_starts[r + 1]].sort()
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _times_in(row_starts, sorted_ids, rows, query):  # pragma: no cover - compiled
+    """How many times each ``query`` id is among the ids of its row (``rows``; CSR ``row_starts``,
+    ``sorted_ids``: _sorted_rows): a scan of a row of up to ``SCANNED`` ids, two binary searches in a longer one."""
     out = np.zeros(query.size, np.int64)
     for q in range(query.size):
-        for i in range(row_starts[rows[q]], row_starts[rows[q] + 1]):
-            out[q] += ids[i] == query[q]
+        start, end, value = row_starts[rows[q]], row_starts[rows[q] + 1], query[q]
+        if end - start <= SCANNED:
+            for i in range(start, end):
+                out[q] += sorted_ids[i] == value
+        else:
+            row = sorted_ids[start:end]
+            out[q] = np.searchsorted(row, value, side="right") - np.searchsorted(row, value, side="left")
     return out
 
 
@@ -258,8 +274,8 @@ class CorpusModel:
         (``own`` times) and, for a synthetic example, its ``original``'s (its unigram and bigram Multisets)."""
         previous, token, sentence = tokens
         buckets = unigrams.size
-        own_ids = sentence_bigram_ids(previous, token, buckets)  # each sentence's own bigrams, sentence by sentence
         own_rows = np.r_[0, np.cumsum(np.bincount(sentence_bigram_rows(previous, sentence), minlength=own.size))]
+        own_ids = _sorted_rows(own_rows, sentence_bigram_ids(previous, token, buckets))  # each sentence's bigrams
 
         def count(first: np.ndarray, second: np.ndarray, rows: np.ndarray) -> np.ndarray:
             ids = bigram_ids(first, second, buckets)
