@@ -169,8 +169,16 @@ def _times_in(row_starts, sorted_ids, rows, query):  # pragma: no cover - compil
             for i in range(start, end):
                 out[q] += sorted_ids[i] == value
         else:
-            row = sorted_ids[start:end]
-            out[q] = np.searchsorted(row, value, side="right") - np.searchsorted(row, value, side="left")
+            low, high = start, end  # the first id >= value, then the first > value
+            while low < high:
+                middle = (low + high) >> 1
+                if sorted_ids[middle] < value:
+                    low = middle + 1
+                else:
+                    high = middle
+            while low < end and sorted_ids[low] == value:
+                out[q] += 1
+                low += 1
     return out
 
 

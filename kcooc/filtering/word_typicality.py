@@ -175,7 +175,11 @@ def swaps(words: Bigrams, shapes: Bigrams, unspaced: np.ndarray, interpolation: 
     rotate = unspaced[rows]
     values = order_margins(words, interpolation, cuts, rotate)
     spaced = np.flatnonzero(~rotate)
-    values[spaced] += order_margins(shapes, interpolation, cuts[spaced], np.zeros(spaced.size, dtype=bool))
+    kept = ~unspaced[shapes.sentence]  # the shapes of the sides with spaces (their cuts in the same order)
+    shapes = shapes._replace(previous=shapes.previous[kept], token=shapes.token[kept], sentence=shapes.sentence[kept],
+                             unigram=shapes.unigram[kept])
+    shape_cuts = np.flatnonzero(shapes.previous > 0)
+    values[spaced] += order_margins(shapes, interpolation, shape_cuts, np.zeros(shape_cuts.size, dtype=bool))
     values[spaced[words.token[cuts[spaced] - 1] == words.token[cuts[spaced]]]] = 0.0  # the same word twice
     return lowest(values, rows, unspaced.size)
 
