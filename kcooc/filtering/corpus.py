@@ -169,7 +169,7 @@ def _times_in(row_starts, sorted_ids, rows, query):  # pragma: no cover - compil
             for i in range(start, end):
                 out[q] += sorted_ids[i] == value
         else:
-            low, high = start, end  # the first id >= value, then the first > value
+            low, high = start, end  # the first id >= value, then the run of ids equal to it
             while low < high:
                 middle = (low + high) >> 1
                 if sorted_ids[middle] < value:
