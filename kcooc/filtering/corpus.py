@@ -161,7 +161,7 @@ def _sorted_rows(row_starts, ids):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _times_in(row_starts, sorted_ids, rows, query):  # pragma: no cover - compiled
     """How many times each ``query`` id is among the ids of its row (``rows``; CSR ``row_starts``,
-    ``sorted_ids``: _sorted_rows): a scan of a row of up to ``SCANNED`` ids, two binary searches in a longer one."""
+    ``sorted_ids``: _sorted_rows): a scan of a row of up to ``SCANNED`` ids, a binary search in a longer one."""
     out = np.zeros(query.size, np.int64)
     for q in range(query.size):
         start, end, value = row_starts[rows[q]], row_starts[rows[q] + 1], query[q]

@@ -27,7 +27,8 @@ KIND = "filter"
 # side, the mismatches as indicators, GCC placeholders), so a model is never scored with features it was
 # not trained on; 3: surface damage, word fluency and link order, and the monotone classifier; 4: misdecoded
 # UTF-8 apart from the glyphs, letter-spaced words, initial case, spelling and swapped words; 7: a typicality
-# share per input; 8: a sentence the corpus has more than once is looked up without all its occurrences).
+# share per input; 8: a sentence the corpus has more than once is looked up without all its occurrences; 9: the
+# swaps test the local order under word and word-shape bigram models with the sentence's start and end).
 FEATURE_VERSION = 9
 
 
