@@ -75,36 +75,49 @@ IDENTITY = np.arange(1 << 16, dtype=np.int32)
 
 
 @numba.njit(cache=True, nogil=True)
-def _token_sequences(codes, sentence_of, n, buckets, separators, cjk, fold, collapse):  # pragma: no cover - compiled
-    """Token ids, tokens per sentence, and whether a letter of each token folded: each BMP code point
-    is hashed as ``fold`` maps it, and with ``collapse`` a letter equal to the one before is skipped."""
-    ids, counts = np.empty(codes.size, np.int32), np.zeros(n, np.int64)
-    folded = np.zeros(codes.size, np.bool_)
-    k, inside, previous_cjk, h, last, changed = 0, False, False, np.uint64(0), -1, False
+def token_bounds(codes, sentence_of, n, separators, cjk):  # pragma: no cover - compiled
+    """Start and end (exclusive) of every token of the joined sentences' code points (a maximal run of
+    non-separators, each kana or Han character apart), and the tokens of each of the ``n`` sentences."""
+    starts, ends, counts = np.empty(codes.size, np.int64), np.empty(codes.size, np.int64), np.zeros(n, np.int64)
+    k, inside, previous_cjk = 0, False, False
     for i in range(codes.size + 1):
         c = codes[i] if i < codes.size else 10
         b = min(c, 0xFFFF)
         split = separators[b] or (inside and (cjk[b] or previous_cjk))
         if inside and (split or i == codes.size):
-            h ^= h >> np.uint64(29)
-            h *= np.uint64(0xBF58476D1CE4E5B9)
-            ids[k] = np.int32((h >> np.uint64(32)) % np.uint64(buckets))
-            folded[k] = changed
+            ends[k] = i
             counts[sentence_of[i - 1]] += 1
             k += 1
             inside = False
         if i == codes.size or separators[b]:
             continue
         if not inside:
-            inside, h, last, changed = True, np.uint64(0xCBF29CE484222325), -1, False
+            inside, starts[k] = True, i
         previous_cjk = cjk[b]
-        f = fold[b] if c <= 0xFFFF else c
-        changed = changed or f != c
-        if collapse and f == last:
-            continue
-        last = f
-        h = (h ^ np.uint64(f)) * np.uint64(0x100000001B3)
-    return ids[:k], counts, folded[:k]
+    return starts[:k], ends[:k], counts
+
+
+@numba.njit(cache=True, nogil=True)
+def _token_sequences(codes, sentence_of, n, buckets, separators, cjk, fold, collapse):  # pragma: no cover - compiled
+    """Token ids, tokens per sentence, and whether a letter of each token folded: each BMP code point
+    is hashed as ``fold`` maps it, and with ``collapse`` a letter equal to the one before is skipped."""
+    starts, ends, counts = token_bounds(codes, sentence_of, n, separators, cjk)
+    ids, folded = np.empty(starts.size, np.int32), np.zeros(starts.size, np.bool_)
+    for k in range(starts.size):
+        h, last, changed = np.uint64(0xCBF29CE484222325), -1, False
+        for i in range(starts[k], ends[k]):
+            c = codes[i]
+            f = fold[c] if c <= 0xFFFF else c
+            changed = changed or f != c
+            if collapse and f == last:
+                continue
+            last = f
+            h = (h ^ np.uint64(f)) * np.uint64(0x100000001B3)
+        h ^= h >> np.uint64(29)
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        ids[k] = np.int32((h >> np.uint64(32)) % np.uint64(buckets))
+        folded[k] = changed
+    return ids, counts, folded
 
 
 @numba.njit(cache=True, nogil=True)

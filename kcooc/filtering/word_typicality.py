@@ -49,12 +49,11 @@ import unicodedata
 from collections.abc import Callable
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
 from ..hashing import mix64
 from ..text import CJK, SEPARATORS, UPPER, code_points
-from .alignment import folded_tokens
+from .alignment import folded_tokens, token_bounds
 
 WORD_TYPICALITY_FEATURES = ("spelling_src", "spelling_tgt", "swaps_src", "swaps_tgt")
 _BY_HAND = {"ß": "s", "ł": "l", "ø": "o", "đ": "d", "æ": "a", "œ": "o", "ı": "i", "ŀ": "l", "ħ": "h", "þ": "t"}
@@ -190,37 +189,19 @@ def shape_ids(sentences: list[str], words: np.ndarray) -> np.ndarray:
     ``lowered(sentences)`` (``words``: how many each sentence has there). The words of a sentence that
     lower-casing splits otherwise (``İ`` becomes two characters) all get shape 1."""
     codes, sentence_of, _ = code_points(list(sentences) + [""], "\n")
-    keys, counts = _shape_keys(codes, sentence_of, len(sentences), SEPARATORS, CJK, UPPER, LOWERCASE)
+    starts, ends, counts = token_bounds(codes, sentence_of, len(sentences), SEPARATORS, CJK)
+    def lower(at: np.ndarray) -> np.ndarray:
+        c = codes[at].astype(np.int64)
+        return np.where(c <= 0xFFFF, LOWERCASE[np.minimum(c, 0xFFFF)], c).astype(np.uint64)
+
+    before = np.where(ends - starts >= 2, lower(np.maximum(ends - 2, 0)), np.uint64(0))
+    keys = (UPPER[np.minimum(codes[starts], 0xFFFF)].astype(np.uint64) | lower(ends - 1) << np.uint64(1)
+            | before << np.uint64(22))
     ids = np.ones(int(words.sum()), dtype=np.int64)
     same = counts == words
     hashed = (mix64(keys) % np.uint64(SHAPE_BUCKETS - 1)).astype(np.int64) + 1
     ids[np.repeat(same, words)] = hashed[np.repeat(same, counts)]
     return ids
-
-
-@numba.njit(cache=True, nogil=True)
-def _shape_keys(codes, sentence_of, n, separators, cjk, upper, lowercase):  # pragma: no cover - compiled
-    """Per token (alignment._token_sequences' tokens): capital (1 bit) | last code point << 1 | the one before
-    << 22, lower-cased; and the tokens of each sentence."""
-    keys, counts = np.empty(codes.size, np.uint64), np.zeros(n, np.int64)
-    k, inside, previous_cjk = 0, False, False
-    capital, last, before = 0, 0, 0
-    for i in range(codes.size + 1):
-        c = codes[i] if i < codes.size else 10
-        b = min(c, 0xFFFF)
-        split = separators[b] or (inside and (cjk[b] or previous_cjk))
-        if inside and (split or i == codes.size):
-            keys[k] = np.uint64(capital) | (np.uint64(last) << np.uint64(1)) | (np.uint64(before) << np.uint64(22))
-            counts[sentence_of[i - 1]] += 1
-            k += 1
-            inside = False
-        if i == codes.size or separators[b]:
-            continue
-        if not inside:
-            inside, capital, last, before = True, 1 if upper[b] else 0, 0, 0
-        previous_cjk = cjk[b]
-        before, last = last, (lowercase[b] if c <= 0xFFFF else c)
-    return keys[:k], counts
 
 
 def lowest(values: np.ndarray, sentence: np.ndarray, n: int) -> np.ndarray:
