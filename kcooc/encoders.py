@@ -229,6 +229,18 @@ def sort_segment(keys, values, lo, hi):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
+def lower_bound(values, lo, hi, value):  # pragma: no cover - compiled
+    """The first position in the sorted values[lo:hi] whose value is not below ``value`` (hi if none)."""
+    while lo < hi:
+        middle = (lo + hi) >> 1
+        if values[middle] < value:
+            lo = middle + 1
+        else:
+            hi = middle
+    return lo
+
+
+@numba.njit(cache=True, nogil=True)
 def _polynomial(codes, start, end):  # pragma: no cover - compiled
     """sum_i (codes[i] + 1) B^(i - start) mod 2^64 over [start, end)."""
     h, power = np.uint64(0), np.uint64(1)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from ..encoders import lower_bound
 from ..hashing import mix64, splitmix64
 from ..text import lowered
 from .alignment import token_ids
@@ -169,16 +170,10 @@ def _times_in(row_starts, sorted_ids, rows, query):  # pragma: no cover - compil
             for i in range(start, end):
                 out[q] += sorted_ids[i] == value
         else:
-            low, high = start, end  # the first id >= value, then the run of ids equal to it
-            while low < high:
-                middle = (low + high) >> 1
-                if sorted_ids[middle] < value:
-                    low = middle + 1
-                else:
-                    high = middle
-            while low < end and sorted_ids[low] == value:
+            at = lower_bound(sorted_ids, start, end, value)
+            while at < end and sorted_ids[at] == value:  # the run of ids equal to it
                 out[q] += 1
-                low += 1
+                at += 1
     return out
 
 

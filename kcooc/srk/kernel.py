@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
+from ..encoders import lower_bound
 from .config import MAX_K
 
 KEY_SHIFT = 32  # entry key = k << KEY_SHIFT | code of the linking; codes < (k + 1)^k
@@ -41,16 +42,8 @@ KEY_SHIFT = 32  # entry key = k << KEY_SHIFT | code of the linking; codes < (k +
 @njit(cache=True)
 def _lookup(indptr, indices, u, v):
     """Position of column v in row u of a CSR matrix with sorted indices, or -1."""
-    lo, hi = indptr[u], indptr[u + 1]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if indices[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < indptr[u + 1] and indices[lo] == v:
-        return lo
-    return -1
+    at = lower_bound(indices, indptr[u], indptr[u + 1], v)
+    return at if at < indptr[u + 1] and indices[at] == v else -1
 
 
 @njit(cache=True)
