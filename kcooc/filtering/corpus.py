@@ -260,21 +260,23 @@ class CorpusModel:
         bigrams = lookup(counts.bigrams[side], bigram_ids(previous, word, buckets), "bigrams")
         words = lookup(counts.words[side], word, "words")
         contexts = lookup(counts.words[side], previous, "words")
-        word_model = self.bigram_model((previous, word, sentence), counts.words[side], counts.bigrams[side],
-                                       self.total[side], own, original and (original["words"], original["bigrams"]))
-        shape_model = self.bigram_model((*word_shapes(sentences, previous, sentence), sentence), counts.shapes[side],
-                                        counts.shape_bigrams[side], self.shape_total[side], own,
-                                        original and (original["shapes"], original["shape_bigrams"]))
+        word_model = self.bigram_model((previous, word, sentence), words, counts.words[side], counts.bigrams[side],
+                                       self.total[side], own, original and original["bigrams"])
+        shape_previous, shape = word_shapes(sentences, previous, sentence)
+        shape_model = self.bigram_model((shape_previous, shape, sentence), lookup(counts.shapes[side], shape, "shapes"),
+                                        counts.shapes[side], counts.shape_bigrams[side], self.shape_total[side], own,
+                                        original and original["shape_bigrams"])
         return (self.fluency(text, side, own, original), self.word_fluency(bigrams, contexts, words, sentence, side, n),
                 spelling(text, word, sentence, words, counts.accented[side]),
                 swaps(word_model, shape_model, unspaced(text), self.interpolation))
 
     @staticmethod
-    def bigram_model(tokens: tuple, unigrams: np.ndarray, bigrams: np.ndarray, total: int, own: np.ndarray,
-                     original: tuple | None) -> Bigrams:
-        """The ``tokens`` (previous, token, sentence: word_bigrams) under one side's counts of ``unigrams`` and
-        ``bigrams`` (``total`` tokens), each looked up without the occurrences the sentence itself added
-        (``own`` times) and, for a synthetic example, its ``original``'s (its unigram and bigram Multisets)."""
+    def bigram_model(tokens: tuple, token_counts: np.ndarray, unigrams: np.ndarray, bigrams: np.ndarray, total: int,
+                     own: np.ndarray, original: Multiset | None) -> Bigrams:
+        """The ``tokens`` (previous, token, sentence: word_bigrams; ``token_counts``: c(w) of each, already looked
+        up as below) under one side's counts of ``unigrams`` and ``bigrams`` (``total`` tokens), each bigram looked
+        up without the occurrences the sentence itself added (``own`` times) and, for a synthetic example, its
+        ``original``'s (the original's bigram Multiset)."""
         previous, token, sentence = tokens
         buckets = unigrams.size
         own_rows = np.r_[0, np.cumsum(np.bincount(sentence_bigram_rows(previous, sentence), minlength=own.size))]
@@ -283,10 +285,9 @@ class CorpusModel:
         def count(first: np.ndarray, second: np.ndarray, rows: np.ndarray) -> np.ndarray:
             ids = bigram_ids(first, second, buckets)
             left_out = own[rows] * _times_in(own_rows, own_ids, rows, ids)
-            return without_own(bigrams, ids, left_out + original[1](rows, ids) if original else left_out)
+            return without_own(bigrams, ids, left_out + original(rows, ids) if original else left_out)
 
-        left_out = own[sentence] + (original[0](sentence, token) if original else 0)
-        unigram = (without_own(unigrams, token, left_out) + 0.5) / (total + 0.5 * buckets)
+        unigram = (token_counts + 0.5) / (total + 0.5 * buckets)
         return Bigrams(previous, token, sentence, count, unigram, (unigrams[0] + 0.5) / (total + 0.5 * buckets))
 
     def original_ngrams(self, sentences: list[str]) -> dict:
