@@ -776,7 +776,7 @@ def test_corpus_features_equal_a_per_pair_reference():
                 scores.append(math.log((count + 0.5) / (count + accented[side, naive_hash(key) % word_buckets] + 0.5)))
         return min(scores)
 
-    def swap_score(text, side):  # word_typicality.py: the lowest swap of words plus shapes (rotation without spaces)
+    def swap_score(text, side):  # word_typicality.py: the lowest swap of words plus shapes over sqrt(words), or rotation
         def log_terms(sequence, unigrams, bigrams_of, buckets):
             """log (c(v w) + b p(w)) for any v, w of the sentence ``sequence`` (start, tokens, end: 0 ... 0),
             c without every occurrence the sentence added."""
@@ -800,14 +800,15 @@ def test_corpus_features_equal_a_per_pair_reference():
         word_term = log_terms(sequence, words, bigrams, word_buckets)
         shape_term = log_terms(shaped, shapes, shape_bigrams, SHAPE_BUCKETS)
         values, n = [0.0], len(sequence) - 2
+        without_spaces = any(CJK[ord(c)] for c in text if ord(c) < 0x10000)
         for k in range(2, n + 1):  # the cut before the k-th token (1-based) of the sequence
-            if any(CJK[ord(c)] for c in text if ord(c) < 0x10000):  # rotation of the words: X Y against Y X
+            if without_spaces:  # rotation of the words: X Y against Y X
                 first, last, before, after = sequence[1], sequence[n], sequence[k - 1], sequence[k]
                 values.append(word_term(0, first) + word_term(before, after) + word_term(last, 0)
                               - word_term(0, after) - word_term(last, first) - word_term(before, 0))
             elif sequence[k - 1] != sequence[k]:
                 values.append(swap(word_term, sequence, k) + swap(shape_term, shaped, k))
-        return min(values)
+        return min(values) if without_spaces else min(values) / math.sqrt(max(n, 1))
 
     expected = [[fluency_score(s, 0), fluency_score(t, 1), word_score(s, 0), word_score(t, 1), spelling_score(s, 0),
                  spelling_score(t, 1), swap_score(s, 0), swap_score(t, 1)] for s, t in zip(src, tgt)]

@@ -37,7 +37,16 @@ units phrases), of the words alone,
 
 which compares the bigrams at the start, the cut and the end. A side's feature is its lowest value and 0
 (0 for fewer than two words): near 0 or above when the corpus shows no other order as likelier,
-strongly negative when the other order is what the corpus writes. Every bigram is counted without the
+strongly negative when the other order is what the corpus writes. On a side with spaces it is divided by
+the square root of the side's words, n:
+
+    swaps = min(0, min_k swap(k)) / sqrt(n),
+
+because the lowest of n - 1 tests falls with n on clean sentences too (one rare word beside a common
+bigram is enough), so that a long clean sentence is not held to a stricter test than a short one;
+misordered words that the corpus's counts do see still give a lowest test far below the clean sentences'
+of their length. A side without spaces keeps its lowest rotation: its tokens are characters, and there
+the division cost more misordered targets than it spared clean ones. Every bigram is counted without the
 occurrences the sentence itself added (corpus.CorpusModel).
 
 Words and bigrams are hashed as the word fluency's (corpus.word_bigrams, ``CorpusCounts``).
@@ -166,9 +175,9 @@ def order_margins(model: Bigrams, interpolation: float, cuts: np.ndarray, rotate
 
 
 def swaps(words: Bigrams, shapes: Bigrams, unspaced: np.ndarray, interpolation: float) -> np.ndarray:
-    """Each sentence's lowest swap(k) of its words plus that of their shapes, or its lowest rotation(k) of its
-    words where ``unspaced`` (module docstring), and 0. ``words``, ``shapes``: the same tokens' ids and
-    shapes."""
+    """Each sentence's lowest swap(k) of its words plus that of their shapes and 0, divided by the square root
+    of its words, or its lowest rotation(k) of its words and 0 where ``unspaced`` (module docstring).
+    ``words``, ``shapes``: the same tokens' ids and shapes."""
     cuts = np.flatnonzero(words.previous > 0)
     rows = words.sentence[cuts]
     rotate = unspaced[rows]
@@ -180,7 +189,8 @@ def swaps(words: Bigrams, shapes: Bigrams, unspaced: np.ndarray, interpolation: 
     shape_cuts = np.flatnonzero(shapes.previous > 0)
     values[spaced] += order_margins(shapes, interpolation, shape_cuts, np.zeros(shape_cuts.size, dtype=bool))
     values[spaced[words.token[cuts[spaced] - 1] == words.token[cuts[spaced]]]] = 0.0  # the same word twice
-    return lowest(values, rows, unspaced.size)
+    n = np.bincount(words.sentence, minlength=unspaced.size)
+    return lowest(values, rows, unspaced.size) / np.sqrt(np.where(unspaced, 1, np.maximum(n, 1)))
 
 
 def shape_ids(sentences: list[str], words: np.ndarray) -> np.ndarray:
