@@ -776,7 +776,7 @@ def test_corpus_features_equal_a_per_pair_reference():
                 scores.append(math.log((count + 0.5) / (count + accented[side, naive_hash(key) % word_buckets] + 0.5)))
         return min(scores)
 
-    def swap_score(text, side):  # word_typicality.py: the lowest swap of words plus shapes over sqrt(words), or rotation
+    def swap_score(text, side):  # word_typicality.py: lowest swap of words plus shapes over sqrt(words), or rotation
         def log_terms(sequence, unigrams, bigrams_of, buckets):
             """log (c(v w) + b p(w)) for any v, w of the sentence ``sequence`` (start, tokens, end: 0 ... 0),
             c without every occurrence the sentence added."""
