@@ -806,8 +806,9 @@ def test_corpus_features_equal_a_per_pair_reference():
                 first, last, before, after = sequence[1], sequence[n], sequence[k - 1], sequence[k]
                 values.append(word_term(0, first) + word_term(before, after) + word_term(last, 0)
                               - word_term(0, after) - word_term(last, first) - word_term(before, 0))
-            elif sequence[k - 1] != sequence[k]:
-                values.append(swap(word_term, sequence, k) + swap(shape_term, shaped, k))
+            elif sequence[k - 1] != sequence[k]:  # the words' part only where the corpus has both elsewhere
+                seen = min(without(words, side, sequence[k - 1], text), without(words, side, sequence[k], text)) >= 1
+                values.append((swap(word_term, sequence, k) if seen else 0.0) + swap(shape_term, shaped, k))
         return min(values) if without_spaces else min(values) / math.sqrt(max(n, 1))
 
     expected = [[fluency_score(s, 0), fluency_score(t, 1), word_score(s, 0), word_score(t, 1), spelling_score(s, 0),

@@ -288,7 +288,8 @@ class CorpusModel:
             return without_own(bigrams, ids, left_out + original(rows, ids) if original else left_out)
 
         unigram = (token_counts + 0.5) / (total + 0.5 * buckets)
-        return Bigrams(previous, token, sentence, count, unigram, (unigrams[0] + 0.5) / (total + 0.5 * buckets))
+        return Bigrams(previous, token, sentence, count, unigram, (unigrams[0] + 0.5) / (total + 0.5 * buckets),
+                       token_counts >= 1)
 
     def original_ngrams(self, sentences: list[str]) -> dict:
         """The n-grams of each original sentence, per table the synthetic examples are looked up in."""

@@ -29,8 +29,9 @@ KIND = "filter"
 # UTF-8 apart from the glyphs, letter-spaced words, initial case, spelling and swapped words; 7: a typicality
 # share per input; 8: a sentence the corpus has more than once is looked up without all its occurrences; 9: the
 # swaps test the local order under word and word-shape bigram models with the sentence's start and end; 10: a
-# spaced side's swaps are divided by the square root of its words).
-FEATURE_VERSION = 10
+# spaced side's swaps are divided by the square root of its words; 11: a swap with a word the corpus has
+# nowhere else leaves the words' part out).
+FEATURE_VERSION = 11
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
