@@ -268,7 +268,7 @@ class CorpusModel:
                                         original and original["shape_bigrams"])
         return (self.fluency(text, side, own, original), self.word_fluency(bigrams, contexts, words, sentence, side, n),
                 spelling(text, word, sentence, words, counts.accented[side]),
-                swaps(word_model, shape_model, unspaced(text), self.interpolation))
+                swaps(word_model, shape_model, words >= 1, unspaced(text), self.interpolation))
 
     @staticmethod
     def bigram_model(tokens: tuple, token_counts: np.ndarray, unigrams: np.ndarray, bigrams: np.ndarray, total: int,
@@ -288,8 +288,7 @@ class CorpusModel:
             return without_own(bigrams, ids, left_out + original(rows, ids) if original else left_out)
 
         unigram = (token_counts + 0.5) / (total + 0.5 * buckets)
-        return Bigrams(previous, token, sentence, count, unigram, (unigrams[0] + 0.5) / (total + 0.5 * buckets),
-                       token_counts >= 1)
+        return Bigrams(previous, token, sentence, count, unigram, (unigrams[0] + 0.5) / (total + 0.5 * buckets))
 
     def original_ngrams(self, sentences: list[str]) -> dict:
         """The n-grams of each original sentence, per table the synthetic examples are looked up in."""

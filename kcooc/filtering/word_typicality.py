@@ -132,8 +132,7 @@ class Bigrams(NamedTuple):
     """One side's tokens under a bigram model counted on the corpus (corpus.CorpusModel): ``previous``,
     ``token``, ``sentence`` as corpus.word_bigrams gives them (``previous`` 0 before a sentence's first
     token); ``count(v, w, rows)``: c(v w) for the sentences ``rows`` (w = 0: v ends the sentence), without
-    the occurrences the sentence itself added; ``unigram``: p(w) of each token; ``end``: p of the end;
-    ``elsewhere``: whether the corpus has each token besides the sentence's own occurrences."""
+    the occurrences the sentence itself added; ``unigram``: p(w) of each token; ``end``: p of the end."""
 
     previous: np.ndarray
     token: np.ndarray
@@ -141,7 +140,6 @@ class Bigrams(NamedTuple):
     count: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
     unigram: np.ndarray
     end: float
-    elsewhere: np.ndarray
 
 
 def order_margins(model: Bigrams, interpolation: float, cuts: np.ndarray, rotate: np.ndarray) -> np.ndarray:
@@ -149,7 +147,7 @@ def order_margins(model: Bigrams, interpolation: float, cuts: np.ndarray, rotate
     token after a cut between two tokens of a sentence, k): with the tokens k - 1 and k exchanged (swap), or
     where ``rotate`` with its parts before and after k exchanged (rotation), under p(w | v) =
     (c(vw) + b p(w)) / (c(v) + b), b = ``interpolation`` (the contexts and unigrams cancel)."""
-    previous, token, sentence, count, unigram, end, _ = model
+    previous, token, sentence, count, unigram, end = model
     b = interpolation
 
     def log_term(v, w, p_w, rows):  # log (c(v w) + b p(w)), the part of log p(w | v) that an order changes
@@ -178,19 +176,21 @@ def order_margins(model: Bigrams, interpolation: float, cuts: np.ndarray, rotate
     return margins
 
 
-def swaps(words: Bigrams, shapes: Bigrams, unspaced: np.ndarray, interpolation: float) -> np.ndarray:
+def swaps(words: Bigrams, shapes: Bigrams, elsewhere: np.ndarray, unspaced: np.ndarray, interpolation: float
+          ) -> np.ndarray:
     """Each sentence's lowest swap(k) of its words (0 where one of the two is a word the corpus has nowhere else)
     plus that of their shapes and 0, divided by the square root of its words, or its lowest rotation(k) of its
-    words and 0 where ``unspaced`` (module docstring). ``words``, ``shapes``: the same tokens' ids and shapes."""
+    words and 0 where ``unspaced`` (module docstring). ``words``, ``shapes``: the same tokens' ids and shapes;
+    ``elsewhere``: whether the corpus has each word besides the sentence's own occurrences."""
     cuts = np.flatnonzero(words.previous > 0)
     rows = words.sentence[cuts]
     rotate = unspaced[rows]
     values = order_margins(words, interpolation, cuts, rotate)
-    values[~rotate & ~(words.elsewhere[cuts - 1] & words.elsewhere[cuts])] = 0.0  # a word the corpus has not
+    values[~rotate & ~(elsewhere[cuts - 1] & elsewhere[cuts])] = 0.0  # a word the corpus has nowhere else
     spaced = np.flatnonzero(~rotate)
     kept = ~unspaced[shapes.sentence]  # the shapes of the sides with spaces (their cuts in the same order)
     shapes = shapes._replace(previous=shapes.previous[kept], token=shapes.token[kept], sentence=shapes.sentence[kept],
-                             unigram=shapes.unigram[kept], elsewhere=shapes.elsewhere[kept])
+                             unigram=shapes.unigram[kept])
     shape_cuts = np.flatnonzero(shapes.previous > 0)
     values[spaced] += order_margins(shapes, interpolation, shape_cuts, np.zeros(shape_cuts.size, dtype=bool))
     values[spaced[words.token[cuts[spaced] - 1] == words.token[cuts[spaced]]]] = 0.0  # the same word twice
