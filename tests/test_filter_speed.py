@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kcooc.filtering.alignment import DIAGONALS, TOKEN_LIMIT, AlignmentModel, _prior_table, _priors, token_sequences
+from kcooc.filtering.alignment import DIAGONALS, TOKEN_LIMIT, AlignmentModel, _prior_table, _priors
 from kcooc.filtering.corpus import CorpusCounts
+from kcooc.filtering.tokens import token_sequences
 from kcooc.linalg import _sparse_cross_product, add_cross_product
 from kcooc.phsic.moments import CrossMoments
 

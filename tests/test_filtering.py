@@ -302,7 +302,7 @@ import zlib  # noqa: E402
 
 from kcooc.filtering import features as feat  # noqa: E402
 from kcooc.filtering import spelled_numbers as spelled  # noqa: E402
-from kcooc.filtering.alignment import DIAGONALS, AlignmentModel, token_sequences  # noqa: E402
+from kcooc.filtering.alignment import DIAGONALS, AlignmentModel  # noqa: E402
 from kcooc.filtering.alignment import TOKEN_LIMIT as ALIGNMENT_TOKEN_LIMIT  # noqa: E402
 from kcooc.filtering.classifier import PairClassifier  # noqa: E402
 from kcooc.filtering.learning import train  # noqa: E402
@@ -316,6 +316,7 @@ from kcooc.filtering.noise import (  # noqa: E402
     similar_partners,
     synthesize,
 )
+from kcooc.filtering.tokens import token_sequences  # noqa: E402
 from kcooc.hashing import mix64  # noqa: E402
 from kcooc.text import CJK, SEPARATORS  # noqa: E402
 

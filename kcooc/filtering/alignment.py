@@ -33,9 +33,8 @@ otherwise explain each other because they were fitted on each other, which a pai
 noisy or clean, never gets.
 
 Long pairs are cut to ``TOKEN_LIMIT`` words on their longer side and the same share of the
-shorter one (their prefixes), which bounds the cost per pair. Tokens: maximal runs of
-letters/digits, lower-cased, each kana and Han character a token of its own (Japanese and Chinese
-have no spaces).
+shorter one (their prefixes), which bounds the cost per pair. Tokens: tokens.py's (maximal runs of
+letters/digits, lower-cased, each kana and Han character a token of its own).
 """
 
 from __future__ import annotations
@@ -45,79 +44,12 @@ import numpy as np
 
 from ..errors import InputError
 from ..hashing import splitmix64
-from ..text import CJK, SEPARATORS, lowered
+from ..text import lowered
+from .tokens import token_ids, token_sequences
 
 ALIGNMENT_FEATURES = ("align_tgt", "align_src", "cover_src", "cover_tgt", "order", "token_ratio")
 TOKEN_LIMIT = 48  # words of the longer side of a pair that the alignment sees
 DIAGONALS = (0.0, 1.0, 2.0, 4.0, 8.0)  # candidate lambdas of the diagonal prior
-
-
-def token_sequences(sentences: list[str], buckets: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each sentence's hashed token ids (int32 in [0, buckets)) in their order, as CSR rows (ids, indptr)."""
-    return token_ids(lowered(sentences), buckets)
-
-
-def token_ids(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray]:
-    """``token_sequences`` of ``text``, the sentences' ``lowered`` code points (for a caller that has them)."""
-    ids, counts, _ = _token_sequences(*text, buckets, SEPARATORS, CJK, IDENTITY, False)
-    return ids, np.concatenate([[0], np.cumsum(counts)])
-
-
-def folded_tokens(text: tuple, buckets: int, fold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The tokens of ``token_ids(text)`` (same order and boundaries), hashed with each BMP code point
-    mapped by ``fold`` and a letter equal to the one before it skipped, and whether a letter of each
-    token folded (word_typicality.py's spelling keys)."""
-    ids, _, folded = _token_sequences(*text, buckets, SEPARATORS, CJK, fold, True)
-    return ids, folded
-
-
-IDENTITY = np.arange(1 << 16, dtype=np.int32)
-
-
-@numba.njit(cache=True, nogil=True)
-def token_bounds(codes, sentence_of, n, separators, cjk):  # pragma: no cover - compiled
-    """Start and end (exclusive) of every token of the joined sentences' code points (a maximal run of
-    non-separators, each kana or Han character apart), and the tokens of each of the ``n`` sentences."""
-    starts, ends, counts = np.empty(codes.size, np.int64), np.empty(codes.size, np.int64), np.zeros(n, np.int64)
-    k, inside, previous_cjk = 0, False, False
-    for i in range(codes.size + 1):
-        c = codes[i] if i < codes.size else 10
-        b = min(c, 0xFFFF)
-        split = separators[b] or (inside and (cjk[b] or previous_cjk))
-        if inside and (split or i == codes.size):
-            ends[k] = i
-            counts[sentence_of[i - 1]] += 1
-            k += 1
-            inside = False
-        if i == codes.size or separators[b]:
-            continue
-        if not inside:
-            inside, starts[k] = True, i
-        previous_cjk = cjk[b]
-    return starts[:k], ends[:k], counts
-
-
-@numba.njit(cache=True, nogil=True)
-def _token_sequences(codes, sentence_of, n, buckets, separators, cjk, fold, collapse):  # pragma: no cover - compiled
-    """Token ids, tokens per sentence, and whether a letter of each token folded: each BMP code point
-    is hashed as ``fold`` maps it, and with ``collapse`` a letter equal to the one before is skipped."""
-    starts, ends, counts = token_bounds(codes, sentence_of, n, separators, cjk)
-    ids, folded = np.empty(starts.size, np.int32), np.zeros(starts.size, np.bool_)
-    for k in range(starts.size):
-        h, last, changed = np.uint64(0xCBF29CE484222325), -1, False
-        for i in range(starts[k], ends[k]):
-            c = codes[i]
-            f = fold[c] if c <= 0xFFFF else c
-            changed = changed or f != c
-            if collapse and f == last:
-                continue
-            last = f
-            h = (h ^ np.uint64(f)) * np.uint64(0x100000001B3)
-        h ^= h >> np.uint64(29)
-        h *= np.uint64(0xBF58476D1CE4E5B9)
-        ids[k] = np.int32((h >> np.uint64(32)) % np.uint64(buckets))
-        folded[k] = changed
-    return ids, counts, folded
 
 
 @numba.njit(cache=True, nogil=True)

@@ -19,8 +19,8 @@ import numpy as np
 from ..encoders import lower_bound
 from ..hashing import mix64, splitmix64
 from ..text import lowered
-from .alignment import token_ids
 from .sentences import Multiset, SentenceCounts, sentence_keys, without_own
+from .tokens import token_ids
 from .word_typicality import (
     SHAPE_BUCKETS,
     WORD_TYPICALITY_FEATURES,
@@ -131,7 +131,7 @@ class CorpusCounts:
 
 
 def word_bigrams(text: tuple, word_buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every word of the sentences (``text``: their ``lowered`` code points; alignment.token_ids: hashed
+    """Every word of the sentences (``text``: their ``lowered`` code points; tokens.token_ids: hashed
     into ids 1 .. word_buckets - 1) with the word before it (0 before the first), and its sentence."""
     ids, indptr = token_ids(text, word_buckets - 1)
     word = ids.astype(np.int64) + 1

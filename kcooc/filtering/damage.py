@@ -251,7 +251,7 @@ def _copied_share(s_codes, s_starts, t_codes, t_starts):  # pragma: no cover - c
 
 def damage_features(s: TextStats, t: TextStats, s_tokens: tuple, t_tokens: tuple, texts: tuple) -> np.ndarray:
     """The DAMAGE_FEATURES of each pair, (n, 14) float32; ``s``, ``t``: the sides' text statistics;
-    ``s_tokens``, ``t_tokens``: their token ids (alignment.token_sequences), ``texts``: their ``lowered`` code
+    ``s_tokens``, ``t_tokens``: their token ids (tokens.token_sequences), ``texts``: their ``lowered`` code
     points."""
     (s_caps, s_cased), (t_caps, t_cased) = case_share(s), case_share(t)
     s_visible, t_visible = visible_characters(s), visible_characters(t)

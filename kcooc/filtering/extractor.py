@@ -7,13 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..text import TextStats, lowered
-from .alignment import ALIGNMENT_FEATURES, AlignmentModel, token_ids
+from .alignment import ALIGNMENT_FEATURES, AlignmentModel
 from .charsets import foreign_shares
 from .corpus import CORPUS_FEATURES, CorpusModel
 from .damage import DAMAGE_FEATURES, damage_features
 from .features import LANGUAGE_FEATURES, PAIR_FEATURES, pair_features, pair_items
 from .gate import FOREIGN
 from .mismatch import MISMATCH_FEATURES, mismatch_features
+from .tokens import token_ids
 
 
 def feature_names(src_lang: str | None, tgt_lang: str | None, languages: bool = True) -> list[str]:

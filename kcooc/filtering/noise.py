@@ -43,8 +43,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..hashing import mix64
-from .alignment import token_sequences
 from .patterns import PATTERNS
+from .tokens import token_sequences
 
 MINHASHES = 4
 

@@ -64,7 +64,7 @@ import numpy as np
 
 from ..hashing import mix64
 from ..text import CJK, SEPARATORS, UPPER, code_points
-from .alignment import folded_tokens, token_bounds
+from .tokens import folded_tokens, token_bounds
 
 WORD_TYPICALITY_FEATURES = ("spelling_src", "spelling_tgt", "swaps_src", "swaps_tgt")
 _BY_HAND = {"ß": "s", "ł": "l", "ø": "o", "đ": "d", "æ": "a", "œ": "o", "ı": "i", "ŀ": "l", "ħ": "h", "þ": "t"}
@@ -92,7 +92,7 @@ LOWERCASE = np.array([ord(lower) if len(lower := chr(code).lower()) == 1 else co
 
 def spelling_keys(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray]:
     """Each word's key, hashed into [0, buckets) (in the order and with the boundaries of
-    ``alignment.token_ids``), and whether the word had a letter that folds; ``text``: the sentences'
+    ``tokens.token_ids``), and whether the word had a letter that folds; ``text``: the sentences'
     ``lowered`` code points."""
     keys, accented = folded_tokens(text, buckets, FOLD)
     return keys.astype(np.int64), accented
