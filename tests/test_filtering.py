@@ -303,6 +303,7 @@ import zlib  # noqa: E402
 from kcooc.filtering import features as feat  # noqa: E402
 from kcooc.filtering import spelled_numbers as spelled  # noqa: E402
 from kcooc.filtering.alignment import DIAGONALS, AlignmentModel  # noqa: E402
+from kcooc.filtering.alignment import STEM as ALIGNMENT_STEM  # noqa: E402
 from kcooc.filtering.alignment import TOKEN_LIMIT as ALIGNMENT_TOKEN_LIMIT  # noqa: E402
 from kcooc.filtering.classifier import PairClassifier  # noqa: E402
 from kcooc.filtering.learning import train  # noqa: E402
@@ -919,11 +920,25 @@ def test_noise_kinds_makes_only_the_kinds_named_and_the_config_rejects_others():
             load(FilterConfig, None, {"learn.noise_kinds": bad})
 
 
+def naive_stem(token):
+    """The alignment's stem of a token: its first 4 characters, its first 2 if it starts with a Hangul syllable."""
+    assert ALIGNMENT_STEM == (4, 2)
+    return token[:2] if "\uac00" <= token[0] <= "\ud7a3" else token[:4]
+
+
+KOREAN = ["파일을 열 수 없습니다", "파일이 없습니다: %s", "audacious용 기본 플러그인", "Größe der Datei ändern"]
+
+
 def test_token_sequences_equal_a_per_sentence_reference():
     src, tgt = excerpt(100)
-    ids, indptr = token_sequences(src + tgt, 4096)
-    got = [ids[indptr[i] : indptr[i + 1]].tolist() for i in range(len(src + tgt))]
-    assert got == [[naive_hash(t) % 4096 for t in naive_token_list(s)] for s in src + tgt]
+    sentences = src + tgt + KOREAN
+    ids, indptr = token_sequences(sentences, 4096)
+    got = [ids[indptr[i] : indptr[i + 1]].tolist() for i in range(len(sentences))]
+    assert got == [[naive_hash(t) % 4096 for t in naive_token_list(s)] for s in sentences]
+    ids, indptr = token_sequences(sentences, 4096, ALIGNMENT_STEM)
+    stems = [ids[indptr[i] : indptr[i + 1]].tolist() for i in range(len(sentences))]
+    assert stems == [[naive_hash(naive_stem(t)) % 4096 for t in naive_token_list(s)] for s in sentences]
+    assert stems[-4][0] == stems[-3][0] != got[-4][0]  # 파일을 and 파일이 (the file as object, as subject): one stem
 
 
 def naive_alignment(src, tgt, buckets):
@@ -955,7 +970,8 @@ def naive_alignment(src, tgt, buckets):
                     counts[g[i], w[j]] += weights[i] / total
         return counts, log_likelihood
 
-    sequences = [[[naive_hash(t) % buckets for t in naive_token_list(x)] for x in side] for side in (src, tgt)]
+    sequences = [[[naive_hash(naive_stem(t)) % buckets for t in naive_token_list(x)] for x in side]
+                 for side in (src, tgt)]
     tables, lambdas, denominators = [], [], []
     for conditioning, words in (sequences, sequences[::-1]):
         table, lam = np.full((buckets + 1, buckets), 1 / buckets), 0.0

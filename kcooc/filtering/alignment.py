@@ -34,7 +34,12 @@ noisy or clean, never gets.
 
 Long pairs are cut to ``TOKEN_LIMIT`` words on their longer side and the same share of the
 shorter one (their prefixes), which bounds the cost per pair. Tokens: tokens.py's (maximal runs of
-letters/digits, lower-cased, each kana and Han character a token of its own).
+letters/digits, lower-cased, each kana and Han character a token of its own), each known by its stem
+(``STEM``): its first four code points, or two for a word of Hangul syllables (a syllable writes two or
+three letters). A word's inflections and a Korean word's particles (``파일을``, ``파일이``: the file as
+object, as subject) then share one row of the tables, the stemming by truncation that alignment of
+inflected languages uses where no stemmer is at hand; a few thousand pairs see a stem many times more
+often than each of its forms.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from .tokens import token_ids, token_sequences
 
 ALIGNMENT_FEATURES = ("align_tgt", "align_src", "cover_src", "cover_tgt", "order", "token_ratio")
 TOKEN_LIMIT = 48  # words of the longer side of a pair that the alignment sees
+STEM = (4, 2)  # the code points of a word the alignment sees: its first 4, or 2 if they are Hangul syllables
 DIAGONALS = (0.0, 1.0, 2.0, 4.0, 8.0)  # candidate lambdas of the diagonal prior
 
 
@@ -263,7 +269,7 @@ class AlignmentModel:
     def fit(cls, src: list[str], tgt: list[str], buckets: int, threads: int = 1) -> "AlignmentModel":
         """EM from uniform tables on the pairs (src, tgt), each direction on its own (in parallel
         with ``threads`` > 1: the same tables); lambda is chosen after the first iteration and kept."""
-        s, t = token_sequences(src, buckets), token_sequences(tgt, buckets)
+        s, t = token_sequences(src, buckets, STEM), token_sequences(tgt, buckets, STEM)
         directions = ((s, t), (t, s))
         if threads > 1:
             from concurrent.futures import ThreadPoolExecutor  # the E-steps release the GIL
@@ -308,7 +314,7 @@ class AlignmentModel:
         """The ALIGNMENT_FEATURES of each pair, (n, 6) float32; ``texts``: the sides' ``lowered`` code points, if the
         caller has them."""
         texts = texts or (lowered(src), lowered(tgt))
-        (s_ids, s_ptr), (t_ids, t_ptr) = token_ids(texts[0], self.buckets), token_ids(texts[1], self.buckets)
+        (s_ids, s_ptr), (t_ids, t_ptr) = (token_ids(text, self.buckets, STEM) for text in texts)
         if self._priors is None:
             self._priors = tuple(_prior_table(d, self.null_probability, TOKEN_LIMIT) for d in self.diagonals)
             self._transposed = tuple(np.ascontiguousarray(table.T) for table in (self.forward, self.reverse))

@@ -2,7 +2,8 @@
 (letters and digits, lower-cased), each kana and Han character a token of its own (Japanese and Chinese
 have no spaces), hashed into ids (FNV-1a over the code points, then one xor-shift-multiply mixing step). The alignment
 (alignment.py), the corpus models (corpus.py), the spelling and order features (word_typicality.py) and
-the synthetic noise see the same tokens with the same boundaries.
+the synthetic noise see the same tokens with the same boundaries; the alignment hashes only each token's
+first code points (its ``stem``).
 """
 
 from __future__ import annotations
@@ -12,15 +13,20 @@ import numpy as np
 
 from ..text import CJK, SEPARATORS, lowered
 
-
-def token_sequences(sentences: list[str], buckets: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each sentence's hashed token ids (int32 in [0, buckets)) in their order, as CSR rows (ids, indptr)."""
-    return token_ids(lowered(sentences), buckets)
+WHOLE = (1 << 30, 1 << 30)  # a stem that is the whole token
 
 
-def token_ids(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray]:
+def token_sequences(sentences: list[str], buckets: int,
+                    stem: tuple[int, int] = WHOLE) -> tuple[np.ndarray, np.ndarray]:
+    """Each sentence's hashed token ids (int32 in [0, buckets)) in their order, as CSR rows (ids, indptr); ``stem``:
+    the code points of a token that are hashed, its first ``stem[0]`` (``stem[1]`` if it starts with a Hangul
+    syllable)."""
+    return token_ids(lowered(sentences), buckets, stem)
+
+
+def token_ids(text: tuple, buckets: int, stem: tuple[int, int] = WHOLE) -> tuple[np.ndarray, np.ndarray]:
     """``token_sequences`` of ``text``, the sentences' ``lowered`` code points (for a caller that has them)."""
-    ids, counts, _ = _token_sequences(*text, buckets, SEPARATORS, CJK, IDENTITY, False)
+    ids, counts, _ = _token_sequences(*text, buckets, SEPARATORS, CJK, IDENTITY, False, *stem)
     return ids, np.concatenate([[0], np.cumsum(counts)])
 
 
@@ -28,7 +34,7 @@ def folded_tokens(text: tuple, buckets: int, fold: np.ndarray) -> tuple[np.ndarr
     """The tokens of ``token_ids(text)`` (same order and boundaries), hashed with each BMP code point
     mapped by ``fold`` and a letter equal to the one before it skipped, and whether a letter of each
     token folded (word_typicality.py's spelling keys)."""
-    ids, _, folded = _token_sequences(*text, buckets, SEPARATORS, CJK, fold, True)
+    ids, _, folded = _token_sequences(*text, buckets, SEPARATORS, CJK, fold, True, *WHOLE)
     return ids, folded
 
 
@@ -59,14 +65,17 @@ def token_bounds(codes, sentence_of, n, separators, cjk):  # pragma: no cover - 
 
 
 @numba.njit(cache=True, nogil=True)
-def _token_sequences(codes, sentence_of, n, buckets, separators, cjk, fold, collapse):  # pragma: no cover - compiled
+def _token_sequences(codes, sentence_of, n, buckets, separators, cjk, fold, collapse, stem,
+                     hangul_stem):  # pragma: no cover - compiled
     """Token ids, tokens per sentence, and whether a letter of each token folded: each BMP code point
-    is hashed as ``fold`` maps it, and with ``collapse`` a letter equal to the one before is skipped."""
+    is hashed as ``fold`` maps it, and with ``collapse`` a letter equal to the one before is skipped; only
+    the first ``stem`` code points of a token are hashed (``hangul_stem`` if it starts with a Hangul syllable)."""
     starts, ends, counts = token_bounds(codes, sentence_of, n, separators, cjk)
     ids, folded = np.empty(starts.size, np.int32), np.zeros(starts.size, np.bool_)
     for k in range(starts.size):
         h, last, changed = np.uint64(0xCBF29CE484222325), -1, False
-        for i in range(starts[k], ends[k]):
+        hangul = 0xAC00 <= codes[starts[k]] <= 0xD7A3
+        for i in range(starts[k], min(ends[k], starts[k] + (hangul_stem if hangul else stem))):
             c = codes[i]
             f = fold[c] if c <= 0xFFFF else c
             changed = changed or f != c
