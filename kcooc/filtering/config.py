@@ -146,8 +146,9 @@ class LearnConfig:
                                           "firmly than the clean ones of its length (a third language) is penalised, "
                                           "not a short English string such as a package name",
                                           Range(0, 1, low_open=True, high_open=True))
-    lexical_buckets: int = option(2048, "hashed word ids per side in the word-alignment (lexical translation) "
-                                  "tables: (B + 1) x B per direction (8192: 2.6 GB)", Range(1, 1 << 13))
+    lexical_buckets: int = option(2048, "hashed word stems (a word's first 4 code points, 2 Hangul syllables) per "
+                                  "side in the word-alignment (lexical translation) tables: (B + 1) x B per direction "
+                                  "(8192: 2.6 GB)", Range(1, 1 << 13))
     fluency_buckets: int = option(1 << 18, "hashed character trigrams (and bigram contexts) per side in the fluency "
                                   "model", Range(1, 1 << 24))
     word_buckets: int = option(1 << 19, "hashed words, and hashed word bigrams, per side in the word fluency model",
