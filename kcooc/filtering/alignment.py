@@ -251,7 +251,7 @@ class AlignmentModel:
 
     iterations = 5
     null_probability = 0.08
-    smoothing = 0.0003  # added to every expected count before normalising: .6 of a count over 2,048 buckets
+    smoothing = 0.01  # added to every expected count before normalising
 
     def __init__(self, forward: np.ndarray, reverse: np.ndarray, diagonals: np.ndarray, totals: np.ndarray,
                  fitted: np.ndarray):
