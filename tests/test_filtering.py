@@ -926,12 +926,13 @@ def naive_stem(token):
     return token[:2] if "\uac00" <= token[0] <= "\ud7a3" else token[:4]
 
 
-KOREAN = ["파일을 열 수 없습니다", "파일이 없습니다: %s", "audacious용 기본 플러그인", "Größe der Datei ändern"]
+STEM_SENTENCES = [  # Korean words with particles, a Latin word with a Hangul suffix, German inflections
+    "파일을 열 수 없습니다", "파일이 없습니다: %s", "audacious용 기본 플러그인", "Größe der Datei ändern"]
 
 
 def test_token_sequences_equal_a_per_sentence_reference():
     src, tgt = excerpt(100)
-    sentences = src + tgt + KOREAN
+    sentences = src + tgt + STEM_SENTENCES
     ids, indptr = token_sequences(sentences, 4096)
     got = [ids[indptr[i] : indptr[i + 1]].tolist() for i in range(len(sentences))]
     assert got == [[naive_hash(t) % 4096 for t in naive_token_list(s)] for s in sentences]
