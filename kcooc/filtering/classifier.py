@@ -54,6 +54,7 @@ DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")  # inputs: the distance
 TYPICALITY_ONLY = ("words_src", "words_tgt", "swaps_src")
 LENGTH = "tgt_chars"  # the input that modulates the model's slopes
 TARGET_WORDS = ("spelling_tgt", "swaps_tgt")  # the inputs of typicality_word_share
+ORDER = "swaps_tgt"  # the input of order_weight: a log-likelihood ratio, <= 0, of the target's order
 
 
 class PairClassifier:
@@ -85,6 +86,10 @@ class PairClassifier:
         The typicality factor's a_j, of the length ratios' distances above and below the clean median
         (``typicality_length_share``), of the target's spelling and swaps (``typicality_word_share``) and of
         every other input (``typicality_share``), and its w (typicality.Typicality).
+    order_weight : float, default 0.1
+        beta: the log score gains beta x ``swaps_tgt``, the target's log-likelihood ratio (<= 0) of its words
+        against their likeliest other local order under the corpus's bigram models, whatever the training
+        noise taught (word_typicality.swaps).
 
     Attributes
     ----------
@@ -107,10 +112,13 @@ class PairClassifier:
 
     Notes
     -----
-    ``predict_proba`` = 1 / (1 + sum_k exp(-m_k)) x typicality x prod over gated sides (P + (1 - P) q),
-    where m_k is detector k's monotone log-odds of clean against its noise: the first factor is the
-    clean class's probability in a softmax over clean and the detectors (Bishop 2006, Eq. 4.104). With
-    one detector (``train``'s default) it is the logistic sigmoid(m).
+    ``predict_proba`` = 1 / (1 + sum_k exp(-m_k)) x typicality x exp(beta swaps_tgt) x prod over gated
+    sides (P + (1 - P) q), where m_k is detector k's monotone log-odds of clean against its noise: the first
+    factor is the clean class's probability in a softmax over clean and the detectors (Bishop 2006,
+    Eq. 4.104). With one detector (``train``'s default) it is the logistic sigmoid(m). The order factor is
+    a fixed prior on the target's word order: trained without misordered words, the model gives the
+    swaps next to no weight, yet a sentence whose bigrams make another order likelier is the evidence a
+    language model gives against it (the test of word-order errors by language-model ranking).
 
     Examples
     --------
@@ -130,7 +138,7 @@ class PairClassifier:
                  source_language_prior: float | None = None, feature_noise: float = 1.0,
                  feature_noise_tail: float = 0.02, typicality_share: float = 0.003,
                  typicality_length_share: float = 0.02, typicality_weight: float = 0.5,
-                 typicality_word_share: float = 0.02):
+                 typicality_word_share: float = 0.02, order_weight: float = 0.1):
         unknown = sorted(set(names) - set(ORIENTATION) - set(DEVIATIONS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
@@ -138,6 +146,7 @@ class PairClassifier:
         self.feature_noise, self.feature_noise_tail = feature_noise, feature_noise_tail
         self.typicality_share, self.typicality_weight = typicality_share, typicality_weight
         self.typicality_length_share, self.typicality_word_share = typicality_length_share, typicality_word_share
+        self.order_weight = order_weight
         self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated)
         self.columns = [k for k, name in enumerate(self.names)  # a side's foreign letters: the gate's alone
                         if name not in self.gate.gated and name not in FOREIGN.values()]
@@ -174,6 +183,15 @@ class PairClassifier:
         names = [self.input_names[j] for j in self.reasons]
         prefixes = [f"{d}:" for d in self.detectors_] if len(self.detectors_) > 1 else [""]
         return [p + name for p in prefixes for name in names] + self.gate.gated_names
+
+    def log_factors(self, X: np.ndarray) -> np.ndarray:
+        """(rows, oriented inputs): each input's log typicality factor, plus beta x ``swaps_tgt`` in its column."""
+        factors = self.typicality_.log_factors(X)
+        oriented = [self.input_names[j] for j in np.flatnonzero(self.orientation != 0)]
+        if ORDER in oriented:
+            column = oriented.index(ORDER)
+            factors[:, column] += self.order_weight * np.minimum(np.nan_to_num(X[:, self.input_names.index(ORDER)]), 0)
+        return factors
 
     def inputs(self, F: np.ndarray) -> np.ndarray:
         """The input rows of the feature rows ``F``."""
@@ -261,7 +279,7 @@ class PairClassifier:
             The clean class's softmax probability times the typicality factor and the gates (float64).
         """
         X = self.inputs(F)
-        return np.exp(self._log_probability(self.margins(F, X), self.typicality_.log_factors(X),
+        return np.exp(self._log_probability(self.margins(F, X), self.log_factors(X),
                                             self.gate.factors(F)))
 
     def weakest(self, F: np.ndarray) -> np.ndarray:
@@ -269,7 +287,7 @@ class PairClassifier:
 
         A language whose gate factor is below 1/2; else, in the detector with the lowest log-odds, the
         input whose value, replaced by the average clean pair's, raises most that detector's log-odds
-        plus the input's log typicality factor.
+        plus the input's log typicality factor (and the order factor's log, for ``swaps_tgt``).
 
         Parameters
         ----------
@@ -297,7 +315,7 @@ class PairClassifier:
             The probabilities and the indices into ``expanded_names``.
         """
         X = self.inputs(F)
-        m, typical, gate = self.margins(F, X), self.typicality_.log_factors(X), self.gate.factors(F)
+        m, typical, gate = self.margins(F, X), self.log_factors(X), self.gate.factors(F)
         fired = np.argmin(m, axis=1)
         model_reasons = np.flatnonzero(self.model_inputs[self.reasons])
         index = np.empty(len(X), dtype=np.int64)
@@ -324,7 +342,8 @@ class PairClassifier:
                   "feature_noise": self.feature_noise,
                   "feature_noise_tail": self.feature_noise_tail, "typicality_share": self.typicality_share,
                   "typicality_length_share": self.typicality_length_share,
-                  "typicality_word_share": self.typicality_word_share, "typicality": typical_params, **gate_params,
+                  "typicality_word_share": self.typicality_word_share, "order_weight": self.order_weight,
+                  "typicality": typical_params, **gate_params,
                   "models": [model_params for model_params, _ in models]}
         arrays = {"medians": self.medians_, "reference": self.reference_, **gate_arrays,
                   **{f"typicality_{k}": v for k, v in typical_arrays.items()},
@@ -336,10 +355,12 @@ class PairClassifier:
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PairClassifier":
         """The classifier ``state`` wrote (InputError if its parts do not fit together)."""
         typical = params["typicality"]
+        if "order_weight" not in params:
+            raise InputError("the classifier has no order weight (saved by an older kcooc): train and save it again")
         model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"],
                     params["detectors"], params["gated"], params.get("source_language_prior"), params["feature_noise"],
                     params["feature_noise_tail"], params["typicality_share"], params["typicality_length_share"],
-                    typical["weight"], params["typicality_word_share"])
+                    typical["weight"], params["typicality_word_share"], params["order_weight"])
         detectors = list(params["fitted_detectors"])
         if not set(detectors) <= set(model.detectors) or not detectors or len(params["models"]) != len(detectors):
             raise InputError("classifier detectors are not among its noise classes")

@@ -85,11 +85,14 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
     held = np.tile(np.random.default_rng(seed + 1).random(len(src)) < validation, 2)
     from ..metrics import roc_auc
 
-    def classifier_on(rows, start=None):
+    def classifier_on(rows, start=None, **changed):
         return PairClassifier(names, regularization, seed, language_prior, families,
-                              source_language_prior=source_language_prior, **options).fit(F[rows], labels[rows], start)
+                              source_language_prior=source_language_prior, **{**options, **changed}
+                              ).fit(F[rows], labels[rows], start)
 
-    classifier = classifier_on(~held)
+    # a first fit that ranks the sample's pairs for the refit leaves the fixed order prior out: it would drop the
+    # pairs whose order the corpus doubts, and the refit would learn from their absence what the prior already says
+    classifier = classifier_on(~held, order_weight=0.0) if doubtful_share else classifier_on(~held)
     if doubtful_share:  # the corpus's own pairs are not all clean: refit without the least credible
         rows = np.flatnonzero(~held & clean)
         doubtful = int(doubtful_share * rows.size)
