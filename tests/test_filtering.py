@@ -1184,27 +1184,29 @@ def test_length_ratios_and_the_targets_words_get_their_own_typicality_shares():
     assert model.typicality_shares.tolist() == [0.02, 0.02, 0.003, 0.02, 0.02, 0.003, 0.01, 0.01]
 
 
-def test_the_order_factor_is_a_fixed_prior_on_the_targets_swaps():
-    """exp(beta swaps_tgt) multiplies the score whatever the fit learned, and the fit does not depend on it."""
+def test_the_word_priors_are_fixed_factors_on_the_targets_swaps_and_spelling():
+    """exp(beta_o swaps_tgt + beta_s spelling_tgt) multiplies the score whatever the fit learned, and the fit
+    does not depend on it."""
     rng = np.random.default_rng(3)
-    names = ["phsic", "swaps_tgt", "char_ratio"]
+    names = ["phsic", "swaps_tgt", "char_ratio", "spelling_tgt"]
     F = np.column_stack([rng.normal(size=400), -rng.exponential(2.0, 400) * (rng.random(400) < 0.4),
-                         rng.normal(size=400)])
-    F[:5, 1] = np.nan
+                         rng.normal(size=400), -rng.exponential(1.0, 400) * (rng.random(400) < 0.2)])
+    F[:5, 1], F[:5, 3] = np.nan, 0.0
     clean = F[:, 0] - np.abs(F[:, 2]) + 0.3 * rng.normal(size=400) > 0
-    plain = PairClassifier(names, regularization=0.5, order_weight=0.0).fit(F, clean)
-    ordered = PairClassifier(names, regularization=0.5, order_weight=0.3).fit(F, clean)
-    assert [m.state()[1]["weights"].tolist() for m in ordered.models_] == \
+    plain = PairClassifier(names, regularization=0.5, order_weight=0.0, spelling_weight=0.0).fit(F, clean)
+    priors = PairClassifier(names, regularization=0.5, order_weight=0.3, spelling_weight=0.7).fit(F, clean)
+    assert [m.state()[1]["weights"].tolist() for m in priors.models_] == \
         [m.state()[1]["weights"].tolist() for m in plain.models_]
-    factor = np.exp(0.3 * np.nan_to_num(F[:, 1]))
-    np.testing.assert_allclose(ordered.predict_proba(F), plain.predict_proba(F) * factor, rtol=1e-12)
+    factor = np.exp(0.3 * np.nan_to_num(F[:, 1]) + 0.7 * F[:, 3])
+    np.testing.assert_allclose(priors.predict_proba(F), plain.predict_proba(F) * factor, rtol=1e-12)
     assert (factor < 1).sum() > 100 and np.all(factor[:5] == 1)  # a missing value is no evidence
     typical = np.median(F[clean], axis=0)
-    misordered = np.array([[typical[0], -8.0, typical[2]]])
-    assert ordered.expanded_names[ordered.weakest(misordered)[0]] == "swaps_tgt"
-    params, arrays = ordered.state()
-    assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(F), ordered.predict_proba(F))
-    del params["order_weight"]
+    for column, name in ((1, "swaps_tgt"), (3, "spelling_tgt")):
+        damaged = np.where(np.arange(4) == column, -8.0, typical)[None]
+        assert priors.expanded_names[priors.weakest(damaged)[0]] == name
+    params, arrays = priors.state()
+    assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(F), priors.predict_proba(F))
+    del params["spelling_weight"]
     with pytest.raises(KcoocError, match="train and save it again"):
         PairClassifier.from_state(params, arrays)
 
@@ -1423,27 +1425,30 @@ def test_training_calibrates_the_gate_without_the_share_the_other_features_doubt
     assert np.mean(F[gated, -1] < 0.5) < np.mean(F[credible, -1] < 0.5)
 
 
-def test_the_first_fit_ranks_the_doubtful_share_without_the_order_prior():
-    """The order factor is a prior, not a lesson: had the first fit ranked the sample with it, the refit would
-    lose the pairs whose order the corpus doubts and learn the same thing again from their absence."""
+def test_the_first_fit_ranks_the_doubtful_share_without_the_word_priors():
+    """The word priors are not a lesson: had the first fit ranked the sample with them, the refit would lose
+    the pairs whose order or spelling the corpus doubts and learn the same thing again from their absence."""
     from kcooc.text import TextStats as Stats
 
     src, tgt = read_en_ja(600)
-    names = list(feat.PAIR_FEATURES) + ["swaps_tgt"]
+    names = list(feat.PAIR_FEATURES) + ["swaps_tgt", "spelling_tgt"]
 
-    def features(s, t, originals=None):
-        swaps = -np.array([len(text) % 7 for text in t], dtype=np.float64)  # any value <= 0 a side has
-        return np.column_stack([feat.pair_features(s, t, Stats(s), Stats(t)), swaps])
+    def features(s, t, originals=None):  # any values <= 0 a side has
+        swaps, spelling = (-np.array([len(text) % k for text in t], dtype=np.float64) for k in (7, 3))
+        return np.column_stack([feat.pair_features(s, t, Stats(s), Stats(t)), swaps, spelling])
 
-    plain, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3, order_weight=0.0)
-    ordered, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3, order_weight=0.5)
-    assert [m.state()[1]["weights"].tolist() for m in ordered.models_] == \
+    plain, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3, order_weight=0.0,
+                     spelling_weight=0.0)
+    priors, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3, order_weight=0.5,
+                      spelling_weight=0.2)
+    assert [m.state()[1]["weights"].tolist() for m in priors.models_] == \
         [m.state()[1]["weights"].tolist() for m in plain.models_]
     F = features(src, tgt)
-    np.testing.assert_allclose(ordered.predict_proba(F), plain.predict_proba(F) * np.exp(0.5 * F[:, -1]), rtol=1e-12)
-    # the prior moves the ranking: ranked with it, the doubtful share would be other pairs (and the fits differ)
+    factor = np.exp(0.5 * F[:, -2] + 0.2 * F[:, -1])
+    np.testing.assert_allclose(priors.predict_proba(F), plain.predict_proba(F) * factor, rtol=1e-12)
+    # the priors move the ranking: ranked with them, the doubtful share would be other pairs (and the fits differ)
     p = plain.predict_proba(F)
-    assert set(np.argsort(p, kind="stable")[:180]) != set(np.argsort(p * np.exp(0.5 * F[:, -1]), kind="stable")[:180])
+    assert set(np.argsort(p, kind="stable")[:180]) != set(np.argsort(p * factor, kind="stable")[:180])
 
 
 def test_training_is_seeded_and_reports_held_out_numbers():

@@ -54,7 +54,9 @@ DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")  # inputs: the distance
 TYPICALITY_ONLY = ("words_src", "words_tgt", "swaps_src")
 LENGTH = "tgt_chars"  # the input that modulates the model's slopes
 TARGET_WORDS = ("spelling_tgt", "swaps_tgt")  # the inputs of typicality_word_share
-ORDER = "swaps_tgt"  # the input of order_weight: a log-likelihood ratio, <= 0, of the target's order
+# The inputs of the word priors (order_weight, spelling_weight): log ratios <= 0 the corpus's counts give the
+# target's word order and spelling
+PRIORS = ("swaps_tgt", "spelling_tgt")
 
 
 class PairClassifier:
@@ -86,10 +88,11 @@ class PairClassifier:
         The typicality factor's a_j, of the length ratios' distances above and below the clean median
         (``typicality_length_share``), of the target's spelling and swaps (``typicality_word_share``) and of
         every other input (``typicality_share``), and its w (typicality.Typicality).
-    order_weight : float, default 0.1
-        beta: the log score gains beta x ``swaps_tgt``, the target's log-likelihood ratio (<= 0) of its words
-        against their likeliest other local order under the corpus's bigram models, whatever the training
-        noise taught (word_typicality.swaps).
+    order_weight, spelling_weight : float, default 0.1, 0.5
+        beta_o, beta_s: the log score gains beta_o x ``swaps_tgt`` (the target's log-likelihood ratio <= 0 of
+        its words against their likeliest other local order under the corpus's bigram models) and beta_s x
+        ``spelling_tgt`` (the log share <= 0 of its least usual word among the corpus's spellings of it),
+        whatever the training noise taught (word_typicality.py).
 
     Attributes
     ----------
@@ -112,13 +115,14 @@ class PairClassifier:
 
     Notes
     -----
-    ``predict_proba`` = 1 / (1 + sum_k exp(-m_k)) x typicality x exp(beta swaps_tgt) x prod over gated
-    sides (P + (1 - P) q), where m_k is detector k's monotone log-odds of clean against its noise: the first
-    factor is the clean class's probability in a softmax over clean and the detectors (Bishop 2006,
-    Eq. 4.104). With one detector (``train``'s default) it is the logistic sigmoid(m). The order factor is
-    a fixed prior on the target's word order: trained without misordered words, the model gives the
-    swaps next to no weight, yet a sentence whose bigrams make another order likelier is the evidence a
-    language model gives against it (the test of word-order errors by language-model ranking).
+    ``predict_proba`` = 1 / (1 + sum_k exp(-m_k)) x typicality x exp(beta_o swaps_tgt + beta_s spelling_tgt)
+    x prod over gated sides (P + (1 - P) q), where m_k is detector k's monotone log-odds of clean against its
+    noise: the first factor is the clean class's probability in a softmax over clean and the detectors
+    (Bishop 2006, Eq. 4.104). With one detector (``train``'s default) it is the logistic sigmoid(m). The
+    word priors are fixed: misordered words and dropped diacritics move no other feature much, so the
+    model, trained on noise that has them rarely or never, gives the two log ratios little weight, yet an
+    order or a spelling that the corpus's own counts make unlikely is the evidence a language model gives
+    against a sentence (the test of word-order errors by language-model ranking).
 
     Examples
     --------
@@ -138,7 +142,7 @@ class PairClassifier:
                  source_language_prior: float | None = None, feature_noise: float = 1.0,
                  feature_noise_tail: float = 0.02, typicality_share: float = 0.003,
                  typicality_length_share: float = 0.02, typicality_weight: float = 0.5,
-                 typicality_word_share: float = 0.02, order_weight: float = 0.1):
+                 typicality_word_share: float = 0.02, order_weight: float = 0.1, spelling_weight: float = 0.5):
         unknown = sorted(set(names) - set(ORIENTATION) - set(DEVIATIONS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
@@ -146,7 +150,7 @@ class PairClassifier:
         self.feature_noise, self.feature_noise_tail = feature_noise, feature_noise_tail
         self.typicality_share, self.typicality_weight = typicality_share, typicality_weight
         self.typicality_length_share, self.typicality_word_share = typicality_length_share, typicality_word_share
-        self.order_weight = order_weight
+        self.order_weight, self.spelling_weight = order_weight, spelling_weight
         self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated)
         self.columns = [k for k, name in enumerate(self.names)  # a side's foreign letters: the gate's alone
                         if name not in self.gate.gated and name not in FOREIGN.values()]
@@ -185,12 +189,14 @@ class PairClassifier:
         return [p + name for p in prefixes for name in names] + self.gate.gated_names
 
     def log_factors(self, X: np.ndarray) -> np.ndarray:
-        """(rows, oriented inputs): each input's log typicality factor, plus beta x ``swaps_tgt`` in its column."""
+        """(rows, oriented inputs): each input's log typicality factor, plus its word prior's beta x value (a
+        missing value: 0)."""
         factors = self.typicality_.log_factors(X)
         oriented = [self.input_names[j] for j in np.flatnonzero(self.orientation != 0)]
-        if ORDER in oriented:
-            column = oriented.index(ORDER)
-            factors[:, column] += self.order_weight * np.minimum(np.nan_to_num(X[:, self.input_names.index(ORDER)]), 0)
+        for name, weight in zip(PRIORS, (self.order_weight, self.spelling_weight)):
+            if name in oriented:
+                value = np.nan_to_num(X[:, self.input_names.index(name)])
+                factors[:, oriented.index(name)] += weight * np.minimum(value, 0.0)
         return factors
 
     def inputs(self, F: np.ndarray) -> np.ndarray:
@@ -287,7 +293,7 @@ class PairClassifier:
 
         A language whose gate factor is below 1/2; else, in the detector with the lowest log-odds, the
         input whose value, replaced by the average clean pair's, raises most that detector's log-odds
-        plus the input's log typicality factor (and the order factor's log, for ``swaps_tgt``).
+        plus the input's log typicality factor and word prior.
 
         Parameters
         ----------
@@ -343,6 +349,7 @@ class PairClassifier:
                   "feature_noise_tail": self.feature_noise_tail, "typicality_share": self.typicality_share,
                   "typicality_length_share": self.typicality_length_share,
                   "typicality_word_share": self.typicality_word_share, "order_weight": self.order_weight,
+                  "spelling_weight": self.spelling_weight,
                   "typicality": typical_params, **gate_params,
                   "models": [model_params for model_params, _ in models]}
         arrays = {"medians": self.medians_, "reference": self.reference_, **gate_arrays,
@@ -355,12 +362,13 @@ class PairClassifier:
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PairClassifier":
         """The classifier ``state`` wrote (InputError if its parts do not fit together)."""
         typical = params["typicality"]
-        if "order_weight" not in params:
-            raise InputError("the classifier has no order weight (saved by an older kcooc): train and save it again")
+        if "order_weight" not in params or "spelling_weight" not in params:
+            raise InputError("the classifier has no word priors (saved by an older kcooc): train and save it again")
         model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"],
                     params["detectors"], params["gated"], params.get("source_language_prior"), params["feature_noise"],
                     params["feature_noise_tail"], params["typicality_share"], params["typicality_length_share"],
-                    typical["weight"], params["typicality_word_share"], params["order_weight"])
+                    typical["weight"], params["typicality_word_share"], params["order_weight"],
+                    params["spelling_weight"])
         detectors = list(params["fitted_detectors"])
         if not set(detectors) <= set(model.detectors) or not detectors or len(params["models"]) != len(detectors):
             raise InputError("classifier detectors are not among its noise classes")

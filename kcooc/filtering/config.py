@@ -131,6 +131,10 @@ class LearnConfig:
                                  "local order, a log-likelihood ratio): a fixed prior on word order, so that "
                                  "misordered words lower the score even when no training noise had them (0: off)",
                                  Range(0, 10))
+    spelling_weight: float = option(0.5, "the score is multiplied by exp(beta s), s <= 0 the target's spelling (the "
+                                    "log share of its least usual word among the corpus's spellings of it, "
+                                    "Grosse against Größe): a fixed prior on spelling, so that dropped diacritics "
+                                    "lower the score even when no training noise had them (0: off)", Range(0, 10))
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
                              "clean sampled sides of the same length (those that the other features, without the "

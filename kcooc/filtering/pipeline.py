@@ -137,7 +137,8 @@ def learn_scorer(job: FilterJob, model: PHSIC, encoders: list, screening: Screen
         feature_noise_tail=cfg.learn.feature_noise_tail, typicality_share=cfg.learn.typicality_share,
         typicality_length_share=cfg.learn.typicality_length_share,
         typicality_word_share=cfg.learn.typicality_word_share, typicality_weight=cfg.learn.typicality_weight,
-        order_weight=cfg.learn.order_weight, noise_kinds=cfg.learn.noise_kinds)
+        order_weight=cfg.learn.order_weight, spelling_weight=cfg.learn.spelling_weight,
+        noise_kinds=cfg.learn.noise_kinds)
     return LearnedScorer(names, screening.counts, alignment, classifier, validation, screening.sentences)
 
 
