@@ -1206,6 +1206,9 @@ def test_the_word_priors_are_fixed_factors_on_the_targets_swaps_and_spelling():
         assert priors.expanded_names[priors.weakest(damaged)[0]] == name
     params, arrays = priors.state()
     assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(F), priors.predict_proba(F))
+    for bad in (-0.1, "1", None, 1e9):  # a model file written by hand or damaged
+        with pytest.raises(KcoocError, match="word priors' weights"):
+            PairClassifier.from_state({**params, "order_weight": bad}, arrays)
     del params["spelling_weight"]
     with pytest.raises(KcoocError, match="train and save it again"):
         PairClassifier.from_state(params, arrays)

@@ -150,6 +150,9 @@ class PairClassifier:
         self.feature_noise, self.feature_noise_tail = feature_noise, feature_noise_tail
         self.typicality_share, self.typicality_weight = typicality_share, typicality_weight
         self.typicality_length_share, self.typicality_word_share = typicality_length_share, typicality_word_share
+        for weight in (order_weight, spelling_weight):  # a saved model's header holds them too
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 10:
+                raise InputError(f"the word priors' weights must be numbers in [0, 10], not {weight!r}")
         self.order_weight, self.spelling_weight = order_weight, spelling_weight
         self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated)
         self.columns = [k for k, name in enumerate(self.names)  # a side's foreign letters: the gate's alone
