@@ -1,7 +1,7 @@
 """The learned pair-quality score: every feature of a pair -> probability that the pair is clean
 (:class:`PairClassifier`; learning.py trains it on the corpus and holds it with the corpus models).
 
-Three factors, each of which can only fall when a pair disagrees more (docs/filtering.md says how to
+Four factors, each of which can only fall when a pair disagrees more (docs/filtering.md says how to
 read them):
 
 * a logistic model monotone in every feature that measures disagreement between the sides or damage
@@ -18,13 +18,17 @@ read them):
   low whatever the synthetic noise taught (the word fluency of each side is in this factor only: in the
   model it outweighed every other feature against the training noise, which breaks word order on
   purpose, and cost clean pairs of rare words their rank);
+* the word priors, exp(beta_o swaps_tgt + beta_s spelling_tgt): the target's log ratios (<= 0) of its
+  word order and its spelling under the corpus's own counts (word_typicality.py), with fixed weights,
+  because the synthetic noise has misordered words as one kind of ten and dropped diacritics not at all,
+  and the model weighed them far below what each feature alone knew;
 * with a declared target language, the language gate (gate.py), which trusts the identifier as much as
   it proved reliable on clean pairs of that length; the source side's posterior is one of the model's
   inputs and, with ``source_language_prior``, a gentler gate.
 
 The strongest reason a pair scored low is a gated language, or the input whose value, set to the average
 clean pair's, raises most the log-odds of the detector that fired most plus the input's log typicality
-factor.
+factor and word prior.
 """
 
 from __future__ import annotations
@@ -285,7 +289,8 @@ class PairClassifier:
         Returns
         -------
         array of shape (n,)
-            The clean class's softmax probability times the typicality factor and the gates (float64).
+            The clean class's softmax probability times the typicality factor, the word priors and the gates
+            (float64).
         """
         X = self.inputs(F)
         return np.exp(self._log_probability(self.margins(F, X), self.log_factors(X),
