@@ -92,7 +92,7 @@ class PairClassifier:
         The typicality factor's a_j, of the length ratios' distances above and below the clean median
         (``typicality_length_share``), of the target's spelling and swaps (``typicality_word_share``) and of
         every other input (``typicality_share``), and its w (typicality.Typicality).
-    order_weight, spelling_weight : float, default 0.1, 0.5
+    order_weight, spelling_weight : float, default 0.3, 0.5
         beta_o, beta_s: the log score gains beta_o x ``swaps_tgt`` (the target's log-likelihood ratio <= 0 of
         its words against their likeliest other local order under the corpus's bigram models) and beta_s x
         ``spelling_tgt`` (the log share <= 0 of its least usual word among the corpus's spellings of it),
@@ -146,7 +146,7 @@ class PairClassifier:
                  source_language_prior: float | None = None, feature_noise: float = 1.0,
                  feature_noise_tail: float = 0.02, typicality_share: float = 0.003,
                  typicality_length_share: float = 0.02, typicality_weight: float = 0.5,
-                 typicality_word_share: float = 0.02, order_weight: float = 0.1, spelling_weight: float = 0.5):
+                 typicality_word_share: float = 0.02, order_weight: float = 0.3, spelling_weight: float = 0.5):
         unknown = sorted(set(names) - set(ORIENTATION) - set(DEVIATIONS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")

@@ -217,6 +217,7 @@ class CorpusModel:
     alphabet = 256
     interpolation = 4.0
     word_prior = 4.0  # words of no association (log ratio 0) every sentence is assumed to have besides its own
+    order_smoothing = 0.5  # d, added to every bigram count of the order test (word_typicality.swaps)
 
     def __init__(self, counts: CorpusCounts, sentences: SentenceCounts | None = None):
         a = self.smoothing
@@ -268,7 +269,7 @@ class CorpusModel:
                                         original and original["shape_bigrams"])
         return (self.fluency(text, side, own, original), self.word_fluency(bigrams, contexts, words, sentence, side, n),
                 spelling(text, word, sentence, words, counts.accented[side]),
-                swaps(word_model, shape_model, words >= 1, unspaced(text), self.interpolation))
+                swaps(word_model, shape_model, words >= 1, unspaced(text), self.interpolation, self.order_smoothing))
 
     @staticmethod
     def bigram_model(tokens: tuple, token_counts: np.ndarray, unigrams: np.ndarray, bigrams: np.ndarray, total: int,

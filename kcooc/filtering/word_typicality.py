@@ -26,7 +26,11 @@ by language-model ranking:
     swap(k) = log p(sentence) - log p(sentence with its words k and k + 1 exchanged)
 
 for every two adjacent words of a side with spaces (the three bigrams around them change:
-c(u v) c(v w) c(w x) against c(u w) c(w v) c(v x), the contexts and unigrams cancel; 0 where v or w is a
+c(u v) c(v w) c(w x) against c(u w) c(w v) c(v x), the contexts and unigrams cancel; each count taken
+with d = 1/2 added, Lidstone's smoothing, so that a bigram seen once elsewhere against an unseen one is a
+factor of 3, not of 1 / (b p(w)), about a thousand: a short clean phrase whose own bigrams the corpus has
+only in it, such as the Korean ``클래스 목록`` (class list), once looked more misordered than most
+misordered targets, because its words start and end other phrases a few times; 0 where v or w is a
 word the corpus has nowhere else: every bigram with it is unseen in either order, so the test only weighs
 whether the other word goes better with u or with x, not the two words' order), added to the same swap under
 the same model of the words' *shapes* (``shape_ids``: whether a word starts with a capital, and its last
@@ -142,16 +146,17 @@ class Bigrams(NamedTuple):
     end: float
 
 
-def order_margins(model: Bigrams, interpolation: float, cuts: np.ndarray, rotate: np.ndarray) -> np.ndarray:
+def order_margins(model: Bigrams, interpolation: float, smoothing: float, cuts: np.ndarray, rotate: np.ndarray
+                  ) -> np.ndarray:
     """log p(sentence) less log p of the sentence in another order, at each of the ``cuts`` (the index of the
     token after a cut between two tokens of a sentence, k): with the tokens k - 1 and k exchanged (swap), or
-    where ``rotate`` with its parts before and after k exchanged (rotation), under p(w | v) =
-    (c(vw) + b p(w)) / (c(v) + b), b = ``interpolation`` (the contexts and unigrams cancel)."""
+    where ``rotate`` with its parts before and after k exchanged (rotation), under p(w | v) proportional to
+    c(vw) + d + b p(w), b = ``interpolation``, d = ``smoothing`` (the contexts and unigrams cancel)."""
     previous, token, sentence, count, unigram, end = model
     b = interpolation
 
-    def log_term(v, w, p_w, rows):  # log (c(v w) + b p(w)), the part of log p(w | v) that an order changes
-        return np.log(count(v, w, rows) + b * p_w)
+    def log_term(v, w, p_w, rows):  # log (c(v w) + d + b p(w)), the part of log p(w | v) that an order changes
+        return np.log(count(v, w, rows) + smoothing + b * p_w)
 
     last = last_words(previous)
     final = np.flatnonzero(last)
@@ -176,23 +181,25 @@ def order_margins(model: Bigrams, interpolation: float, cuts: np.ndarray, rotate
     return margins
 
 
-def swaps(words: Bigrams, shapes: Bigrams, elsewhere: np.ndarray, unspaced: np.ndarray, interpolation: float
-          ) -> np.ndarray:
+def swaps(words: Bigrams, shapes: Bigrams, elsewhere: np.ndarray, unspaced: np.ndarray, interpolation: float,
+          smoothing: float) -> np.ndarray:
     """Each sentence's lowest swap(k) of its words (0 where one of the two is a word the corpus has nowhere else)
     plus that of their shapes and 0, divided by the square root of its words, or its lowest rotation(k) of its
-    words and 0 where ``unspaced`` (module docstring). ``words``, ``shapes``: the same tokens' ids and shapes;
+    words and 0 where ``unspaced`` (module docstring; ``interpolation`` b, ``smoothing`` d). ``words``,
+    ``shapes``: the same tokens' ids and shapes;
     ``elsewhere``: whether the corpus has each word besides the sentence's own occurrences."""
     cuts = np.flatnonzero(words.previous > 0)
     rows = words.sentence[cuts]
     rotate = unspaced[rows]
-    values = order_margins(words, interpolation, cuts, rotate)
+    values = order_margins(words, interpolation, smoothing, cuts, rotate)
     values[~rotate & ~(elsewhere[cuts - 1] & elsewhere[cuts])] = 0.0  # a word the corpus has nowhere else
     spaced = np.flatnonzero(~rotate)
     kept = ~unspaced[shapes.sentence]  # the shapes of the sides with spaces (their cuts in the same order)
     shapes = shapes._replace(previous=shapes.previous[kept], token=shapes.token[kept], sentence=shapes.sentence[kept],
                              unigram=shapes.unigram[kept])
     shape_cuts = np.flatnonzero(shapes.previous > 0)
-    values[spaced] += order_margins(shapes, interpolation, shape_cuts, np.zeros(shape_cuts.size, dtype=bool))
+    values[spaced] += order_margins(shapes, interpolation, smoothing, shape_cuts,
+                                    np.zeros(shape_cuts.size, dtype=bool))
     values[spaced[words.token[cuts[spaced] - 1] == words.token[cuts[spaced]]]] = 0.0  # the same word twice
     n = np.bincount(words.sentence, minlength=unspaced.size)
     return lowest(values, rows, unspaced.size) / np.sqrt(np.where(unspaced, 1, np.maximum(n, 1)))
