@@ -28,9 +28,9 @@ by language-model ranking:
 for every two adjacent words of a side with spaces (the three bigrams around them change:
 c(u v) c(v w) c(w x) against c(u w) c(w v) c(v x), the contexts and unigrams cancel; each count taken
 with d = 1/2 added, Lidstone's smoothing, so that a bigram seen once elsewhere against an unseen one is a
-factor of 3, not of 1 / (b p(w)), about a thousand: a short clean phrase whose own bigrams the corpus has
-only in it, such as the Korean ``클래스 목록`` (class list), once looked more misordered than most
-misordered targets, because its words start and end other phrases a few times; 0 where v or w is a
+factor of 3, not of 1 / (b p(w)), about a thousand: without it, a short clean phrase whose own bigrams
+the corpus has only in it, such as the Korean ``클래스 목록`` (class list), looks more misordered than
+most misordered targets whenever its words start and end other phrases a few times; 0 where v or w is a
 word the corpus has nowhere else: every bigram with it is unseen in either order, so the test only weighs
 whether the other word goes better with u or with x, not the two words' order), added to the same swap under
 the same model of the words' *shapes* (``shape_ids``: whether a word starts with a capital, and its last
