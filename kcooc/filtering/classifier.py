@@ -123,10 +123,7 @@ class PairClassifier:
     x prod over gated sides (P + (1 - P) q), where m_k is detector k's monotone log-odds of clean against its
     noise: the first factor is the clean class's probability in a softmax over clean and the detectors
     (Bishop 2006, Eq. 4.104). With one detector (``train``'s default) it is the logistic sigmoid(m). The
-    word priors are fixed: misordered words and dropped diacritics move no other feature much, so the
-    model, trained on noise that has them rarely or never, gives the two log ratios little weight, yet an
-    order or a spelling that the corpus's own counts make unlikely is the evidence a language model gives
-    against a sentence (the test of word-order errors by language-model ranking).
+    module docstring says why the word priors are fixed.
 
     Examples
     --------
@@ -168,6 +165,9 @@ class PairClassifier:
         self.model_inputs = np.array([name not in TYPICALITY_ONLY for name in inputs])
         self.length = int(np.count_nonzero(self.model_inputs[: inputs.index(LENGTH)])) if LENGTH in inputs else None
         self.reasons = np.flatnonzero(self.orientation != 0)  # what ``weakest`` can name besides a gated language
+        # each word prior: (its column among the oriented inputs, its input column, its weight)
+        self.priors = [(int(np.searchsorted(self.reasons, inputs.index(name))), inputs.index(name), weight)
+                       for name, weight in zip(PRIORS, (order_weight, spelling_weight)) if name in inputs]
 
     @property
     def input_names(self) -> list[str]:
@@ -199,11 +199,8 @@ class PairClassifier:
         """(rows, oriented inputs): each input's log typicality factor, plus its word prior's beta x value (a
         missing value: 0)."""
         factors = self.typicality_.log_factors(X)
-        oriented = [self.input_names[j] for j in np.flatnonzero(self.orientation != 0)]
-        for name, weight in zip(PRIORS, (self.order_weight, self.spelling_weight)):
-            if name in oriented:
-                value = np.nan_to_num(X[:, self.input_names.index(name)])
-                factors[:, oriented.index(name)] += weight * np.minimum(value, 0.0)
+        for column, j, weight in self.priors:
+            factors[:, column] += weight * np.minimum(np.nan_to_num(X[:, j]), 0.0)
         return factors
 
     def inputs(self, F: np.ndarray) -> np.ndarray:
