@@ -1221,8 +1221,10 @@ def test_pair_classifier_combines_its_factors_and_its_gates():
     clean = F[:, 0] - np.abs(F[:, 1]) + 0.3 * rng.normal(size=400) > 0
     model = PairClassifier(names, regularization=0.5).fit(F, clean)
     assert model.input_names == ["phsic", "char_ratio_above", "char_ratio_below", "numbers"]
-    median = np.median(F[clean, 1])
-    X = np.column_stack([F[:, 0], np.maximum(F[:, 1] - median, 0), np.maximum(median - F[:, 1], 0), F[:, 2]])
+    median = np.median(F[clean, 1])  # without lengths, one share: the sample's median and spread
+    spread = np.median(np.abs(F[clean, 1] - median))
+    distance = (F[:, 1] - median) / spread
+    X = np.column_stack([F[:, 0], np.maximum(distance, 0), np.maximum(-distance, 0), F[:, 2]])
     np.testing.assert_allclose(model.inputs(F), X)
     m = model.models_[0].decision_function(X)
     np.testing.assert_allclose(model.predict_proba(F), np.exp(model.typicality_.log_factors(X).sum(axis=1))
@@ -1242,8 +1244,12 @@ def test_pair_classifier_combines_its_factors_and_its_gates():
     again = PairClassifier.from_state(params, arrays)
     assert np.array_equal(again.predict_proba(F), model.predict_proba(F))
     assert np.array_equal(again.weakest(F), model.weakest(F))
-    with pytest.raises(KcoocError, match="medians"):
-        PairClassifier.from_state(params, {**arrays, "medians": arrays["medians"][:0]})
+    with pytest.raises(KcoocError, match="ratio_"):
+        PairClassifier.from_state(params, {**arrays, "ratio_medians": arrays["ratio_medians"][:, :0]})
+    with pytest.raises(KcoocError, match="ratio_"):
+        PairClassifier.from_state(params, {**arrays, "ratio_scales": -arrays["ratio_scales"]})
+    with pytest.raises(KcoocError, match="train and save it again"):  # saved before the ratios were read by length
+        PairClassifier.from_state(params, {k: v for k, v in arrays.items() if not k.startswith("ratio_")})
     # a declared language is a gate on the probability, not one of the model's inputs
     posterior = np.where(rng.random(400) < 0.3, rng.random(400) ** 8 * 0.5, 1.0)
     chars = rng.integers(1, 200, 400)
@@ -1306,9 +1312,9 @@ def test_the_learned_score_never_rises_when_a_real_pair_disagrees_more():
     F = features(src[:150], tgt[:150]).astype(np.float64)
     checked = 0
     for k, name in enumerate(names):
-        if name in ("char_ratio", "word_ratio"):
-            median = classifier.medians_[classifier.deviation_columns.index(k)]
-            directions = [np.where(F[:, k] >= median, 1.0, -1.0)]  # away from the typical ratio
+        if name in ("char_ratio", "word_ratio"):  # away from the typical ratio at the pair's length
+            above = classifier.inputs(F)[:, classifier.input_names.index(f"{name}_above")]
+            directions = [np.where(above > 0, 1.0, -1.0)]
         elif ORIENTATION.get(name):
             directions = [-ORIENTATION[name] * np.ones(len(F))]
         else:

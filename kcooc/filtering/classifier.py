@@ -38,6 +38,7 @@ import numpy as np
 from ..errors import InputError, check_fitted
 from .gate import FOREIGN, GATED, LanguageGate
 from .monotone import MonotoneLogistic
+from .ratios import RATIOS, RatioDistances
 from .typicality import Typicality, feature_noise
 
 # The direction of every feature: +1 when a larger value means a cleaner pair, -1 a worse one, 0 context.
@@ -51,7 +52,6 @@ ORIENTATION = {
     "words_src": 1, "words_tgt": 1, "align_tgt": 1, "align_src": 1, "cover_src": 1, "cover_tgt": 1, "order": -1,
     "spelling_src": 1, "spelling_tgt": 1, "swaps_src": 1, "swaps_tgt": 1,
 }
-DEVIATIONS = ("char_ratio", "word_ratio", "token_ratio")  # inputs: the distance above and below the clean median
 # In the typicality factor only, no input of the model: as inputs the word fluencies cost clean pairs of rare words
 # more than they found noise, and the source's swaps, 0 where the corpus has no evidence either way (a source in a
 # third language), raised such sources above clean ones whose order the corpus doubts a little.
@@ -89,7 +89,7 @@ class PairClassifier:
         feature takes its value from (typicality.feature_noise).
     typicality_share, typicality_length_share, typicality_word_share, typicality_weight : float, default 0.003, \
 0.02, 0.02, 0.5
-        The typicality factor's a_j, of the length ratios' distances above and below the clean median
+        The typicality factor's a_j, of the length ratios' distances above and below their typical value
         (``typicality_length_share``), of the target's spelling and swaps (``typicality_word_share``) and of
         every other input (``typicality_share``), and its w (typicality.Typicality).
     order_weight, spelling_weight : float, default 0.3, 0.5
@@ -106,8 +106,8 @@ class PairClassifier:
         The typicality factor, fitted on the clean rows.
     gate : LanguageGate
         The language gate, fitted on the clean rows.
-    medians_ : array
-        The clean rows' median of each length ratio.
+    ratios_ : RatioDistances
+        Each length ratio's typical value and spread at each length, fitted on the clean rows (ratios.py).
     reference_ : array
         The clean rows' median of each input (the reference of ``weakest``).
 
@@ -144,7 +144,7 @@ class PairClassifier:
                  feature_noise_tail: float = 0.02, typicality_share: float = 0.003,
                  typicality_length_share: float = 0.02, typicality_weight: float = 0.5,
                  typicality_word_share: float = 0.02, order_weight: float = 0.3, spelling_weight: float = 0.5):
-        unknown = sorted(set(names) - set(ORIENTATION) - set(DEVIATIONS) - set(FOREIGN.values()))
+        unknown = sorted(set(names) - set(ORIENTATION) - set(RATIOS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
         self.names, self.regularization, self.seed, self.detectors = list(names), regularization, seed, list(detectors)
@@ -158,7 +158,6 @@ class PairClassifier:
         self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated)
         self.columns = [k for k, name in enumerate(self.names)  # a side's foreign letters: the gate's alone
                         if name not in self.gate.gated and name not in FOREIGN.values()]
-        self.deviation_columns = [k for k in self.columns if self.names[k] in DEVIATIONS]
         inputs = self.input_names
         self.orientation = np.array([-1 if name.endswith(("_above", "_below")) else ORIENTATION[name]
                                      for name in inputs])
@@ -171,14 +170,15 @@ class PairClassifier:
 
     @property
     def input_names(self) -> list[str]:
-        """The inputs: each ungated feature, a length ratio as its distances above and below the clean median."""
+        """The inputs: each ungated feature, a length ratio as its distances above and below its typical value
+        (ratios.py)."""
         return [part for k in self.columns for part in (
-            (f"{self.names[k]}_above", f"{self.names[k]}_below") if self.names[k] in DEVIATIONS else (self.names[k],))]
+            (f"{self.names[k]}_above", f"{self.names[k]}_below") if self.names[k] in RATIOS else (self.names[k],))]
 
     @property
     def typicality_shares(self) -> np.ndarray:
         """a_j of each oriented input: ``typicality_length_share`` for a length ratio's distance above or
-        below the clean median, ``typicality_word_share`` for the target's spelling and swaps, ``typicality_share``
+        below its typical value, ``typicality_word_share`` for the target's spelling and swaps, ``typicality_share``
         for the others."""
         def share(name: str) -> float:
             if name.endswith(("_above", "_below")):
@@ -205,16 +205,11 @@ class PairClassifier:
 
     def inputs(self, F: np.ndarray) -> np.ndarray:
         """The input rows of the feature rows ``F``."""
-        check_fitted(self, "medians_")
+        check_fitted(self, "ratios_")
         F = np.asarray(F, dtype=np.float64)
-        parts = []
-        for k in self.columns:
-            if self.names[k] in DEVIATIONS:
-                median = self.medians_[self.deviation_columns.index(k)]
-                parts += [np.maximum(F[:, k] - median, 0.0), np.maximum(median - F[:, k], 0.0)]
-            else:
-                parts.append(F[:, k])
-        return np.column_stack(parts)
+        distances = iter(self.ratios_.transform(F))
+        return np.column_stack([part for k in self.columns for part in (
+            (next(distances), next(distances)) if self.names[k] in RATIOS else (F[:, k],))])
 
     def fit(self, F: np.ndarray, labels: np.ndarray, start: "PairClassifier | None" = None) -> "PairClassifier":
         """Fit on feature rows ``F`` and their labels (True / 0 = clean, else the detector's noise class).
@@ -243,7 +238,7 @@ class PairClassifier:
         if len(detectors) * self.reasons.size + len(self.gate.columns) > 255:
             raise InputError(f"{len(detectors)} detectors x {self.reasons.size} inputs are too many reasons")
         F = np.asarray(F, dtype=np.float64)
-        self.medians_ = np.array([np.nanmedian(F[clean, k]) for k in self.deviation_columns])
+        self.ratios_ = RatioDistances(self.names).fit(F[clean])
         X = self.inputs(F)
         self.reference_ = np.nan_to_num(np.nanmedian(X[clean], axis=0))
         self.typicality_ = Typicality(self.orientation, self.typicality_shares, self.typicality_weight).fit(X[clean])
@@ -357,7 +352,8 @@ class PairClassifier:
                   "spelling_weight": self.spelling_weight,
                   "typicality": typical_params, **gate_params,
                   "models": [model_params for model_params, _ in models]}
-        arrays = {"medians": self.medians_, "reference": self.reference_, **gate_arrays,
+        arrays = {"reference": self.reference_, **{f"ratio_{k}": v for k, v in self.ratios_.arrays().items()},
+                  **gate_arrays,
                   **{f"typicality_{k}": v for k, v in typical_arrays.items()},
                   **{f"model{k}_{name}": v for k, (_, model_arrays) in enumerate(models)
                      for name, v in model_arrays.items()}}
@@ -367,8 +363,9 @@ class PairClassifier:
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PairClassifier":
         """The classifier ``state`` wrote (InputError if its parts do not fit together)."""
         typical = params["typicality"]
-        if "order_weight" not in params or "spelling_weight" not in params:
-            raise InputError("the classifier has no word priors (saved by an older kcooc): train and save it again")
+        if "order_weight" not in params or "spelling_weight" not in params or "ratio_centres" not in arrays:
+            raise InputError("the classifier has no word priors or no length ratios read at each length (saved by an "
+                             "older kcooc): train and save it again")
         model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"],
                     params["detectors"], params["gated"], params.get("source_language_prior"), params["feature_noise"],
                     params["feature_noise_tail"], params["typicality_share"], params["typicality_length_share"],
@@ -377,10 +374,11 @@ class PairClassifier:
         detectors = list(params["fitted_detectors"])
         if not set(detectors) <= set(model.detectors) or not detectors or len(params["models"]) != len(detectors):
             raise InputError("classifier detectors are not among its noise classes")
-        for key, shape in (("medians", (len(model.deviation_columns),)), ("reference", (len(model.input_names),))):
-            if arrays.get(key, np.zeros(0)).shape != shape:
-                raise InputError(f"classifier array {key!r} is missing or has the wrong shape")
-        model.medians_, model.reference_ = arrays["medians"], arrays["reference"]
+        if arrays.get("reference", np.zeros(0)).shape != (len(model.input_names),):
+            raise InputError("classifier array 'reference' is missing or has the wrong shape")
+        model.reference_ = arrays["reference"]
+        model.ratios_ = RatioDistances.from_arrays(model.names, {k[6:]: v for k, v in arrays.items()
+                                                                 if k.startswith("ratio_")})
         model.typicality_ = Typicality.from_state(model.orientation, typical,
                                                   {name: arrays.get(f"typicality_{name}", np.zeros(0))
                                                    for name in ("quantiles", "shares")})
