@@ -1184,34 +1184,40 @@ def test_length_ratios_and_the_targets_words_get_their_own_typicality_shares():
     assert model.typicality_shares.tolist() == [0.02, 0.02, 0.003, 0.02, 0.02, 0.003, 0.01, 0.01]
 
 
-def test_the_word_priors_are_fixed_factors_on_the_targets_swaps_and_spelling():
-    """exp(beta_o swaps_tgt + beta_s spelling_tgt) multiplies the score whatever the fit learned, and the fit
-    does not depend on it."""
+def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_and_the_mismatches():
+    """exp(beta_o swaps_tgt + beta_s spelling_tgt - beta_m (numbers_mismatch + placeholders_mismatch)) multiplies
+    the score whatever the fit learned, and the fit does not depend on it."""
     rng = np.random.default_rng(3)
-    names = ["phsic", "swaps_tgt", "char_ratio", "spelling_tgt"]
+    names = ["phsic", "swaps_tgt", "char_ratio", "spelling_tgt", "numbers_mismatch", "placeholders_mismatch"]
     F = np.column_stack([rng.normal(size=400), -rng.exponential(2.0, 400) * (rng.random(400) < 0.4),
-                         rng.normal(size=400), -rng.exponential(1.0, 400) * (rng.random(400) < 0.2)])
-    F[:5, 1], F[:5, 3] = np.nan, 0.0
+                         rng.normal(size=400), -rng.exponential(1.0, 400) * (rng.random(400) < 0.2),
+                         rng.random(400) < 0.1, rng.random(400) < 0.1]).astype(np.float64)
+    F[:5, 1], F[:5, 3], F[:5, 4:] = np.nan, 0.0, 0.0
     clean = F[:, 0] - np.abs(F[:, 2]) + 0.3 * rng.normal(size=400) > 0
-    plain = PairClassifier(names, regularization=0.5, order_weight=0.0, spelling_weight=0.0).fit(F, clean)
-    priors = PairClassifier(names, regularization=0.5, order_weight=0.3, spelling_weight=0.7).fit(F, clean)
+    off = dict(order_weight=0.0, spelling_weight=0.0, mismatch_weight=0.0)
+    plain = PairClassifier(names, regularization=0.5, **off).fit(F, clean)
+    priors = PairClassifier(names, regularization=0.5, order_weight=0.3, spelling_weight=0.7,
+                            mismatch_weight=1.5).fit(F, clean)
     assert [m.state()[1]["weights"].tolist() for m in priors.models_] == \
         [m.state()[1]["weights"].tolist() for m in plain.models_]
-    factor = np.exp(0.3 * np.nan_to_num(F[:, 1]) + 0.7 * F[:, 3])
+    factor = np.exp(0.3 * np.nan_to_num(F[:, 1]) + 0.7 * F[:, 3] - 1.5 * (F[:, 4] + F[:, 5]))
     np.testing.assert_allclose(priors.predict_proba(F), plain.predict_proba(F) * factor, rtol=1e-12)
     assert (factor < 1).sum() > 100 and np.all(factor[:5] == 1)  # a missing value is no evidence
+    assert np.isclose(factor[(F[:, 1] == 0) & (F[:, 3] == 0) & (F[:, 4] == 1) & (F[:, 5] == 1)], np.exp(-3)).all()
     typical = np.median(F[clean], axis=0)
-    for column, name in ((1, "swaps_tgt"), (3, "spelling_tgt")):
-        damaged = np.where(np.arange(4) == column, -8.0, typical)[None]
+    for column, name, value in ((1, "swaps_tgt", -8.0), (3, "spelling_tgt", -8.0), (4, "numbers_mismatch", 1.0),
+                                (5, "placeholders_mismatch", 1.0)):
+        damaged = np.where(np.arange(6) == column, value, typical)[None]
         assert priors.expanded_names[priors.weakest(damaged)[0]] == name
     params, arrays = priors.state()
     assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(F), priors.predict_proba(F))
-    for bad in (-0.1, "1", None, 1e9):  # a model file written by hand or damaged
-        with pytest.raises(KcoocError, match="word priors' weights"):
-            PairClassifier.from_state({**params, "order_weight": bad}, arrays)
-    del params["spelling_weight"]
-    with pytest.raises(KcoocError, match="train and save it again"):
-        PairClassifier.from_state(params, arrays)
+    for key in ("order_weight", "mismatch_weight"):
+        for bad in (-0.1, "1", None, 1e9):  # a model file written by hand or damaged
+            with pytest.raises(KcoocError, match="fixed priors' weights"):
+                PairClassifier.from_state({**params, key: bad}, arrays)
+    for key in ("spelling_weight", "mismatch_weight"):  # saved by an older kcooc
+        with pytest.raises(KcoocError, match="train and save it again"):
+            PairClassifier.from_state({k: v for k, v in params.items() if k != key}, arrays)
 
 
 def test_pair_classifier_combines_its_factors_and_its_gates():
@@ -1434,26 +1440,28 @@ def test_training_calibrates_the_gate_without_the_share_the_other_features_doubt
     assert np.mean(F[gated, -1] < 0.5) < np.mean(F[credible, -1] < 0.5)
 
 
-def test_the_first_fit_ranks_the_doubtful_share_without_the_word_priors():
-    """The word priors are not a lesson: had the first fit ranked the sample with them, the refit would lose
-    the pairs whose order or spelling the corpus doubts and learn the same thing again from their absence."""
+def test_the_first_fit_ranks_the_doubtful_share_without_the_fixed_priors():
+    """The fixed priors are not a lesson: had the first fit ranked the sample with them, the refit would lose
+    the pairs whose order, spelling or numbers the corpus doubts and learn the same thing again from their
+    absence."""
     from kcooc.text import TextStats as Stats
 
     src, tgt = read_en_ja(600)
-    names = list(feat.PAIR_FEATURES) + ["swaps_tgt", "spelling_tgt"]
+    names = list(feat.PAIR_FEATURES) + ["swaps_tgt", "spelling_tgt", "numbers_mismatch"]
 
-    def features(s, t, originals=None):  # any values <= 0 a side has
+    def features(s, t, originals=None):  # any values <= 0 a side has, and a mismatch on some
         swaps, spelling = (-np.array([len(text) % k for text in t], dtype=np.float64) for k in (7, 3))
-        return np.column_stack([feat.pair_features(s, t, Stats(s), Stats(t)), swaps, spelling])
+        mismatch = np.array([len(text) % 11 == 0 for text in s], dtype=np.float64)
+        return np.column_stack([feat.pair_features(s, t, Stats(s), Stats(t)), swaps, spelling, mismatch])
 
     plain, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3, order_weight=0.0,
-                     spelling_weight=0.0)
+                     spelling_weight=0.0, mismatch_weight=0.0)
     priors, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3, order_weight=0.5,
-                      spelling_weight=0.2)
+                      spelling_weight=0.2, mismatch_weight=2.0)
     assert [m.state()[1]["weights"].tolist() for m in priors.models_] == \
         [m.state()[1]["weights"].tolist() for m in plain.models_]
     F = features(src, tgt)
-    factor = np.exp(0.5 * F[:, -2] + 0.2 * F[:, -1])
+    factor = np.exp(0.5 * F[:, -3] + 0.2 * F[:, -2] - 2.0 * F[:, -1])
     np.testing.assert_allclose(priors.predict_proba(F), plain.predict_proba(F) * factor, rtol=1e-12)
     # the priors move the ranking: ranked with them, the doubtful share would be other pairs (and the fits differ)
     p = plain.predict_proba(F)

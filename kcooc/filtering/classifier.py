@@ -18,17 +18,19 @@ read them):
   low whatever the synthetic noise taught (the word fluency of each side is in this factor only: in the
   model it outweighed every other feature against the training noise, which breaks word order on
   purpose, and cost clean pairs of rare words their rank);
-* the word priors, exp(beta_o swaps_tgt + beta_s spelling_tgt): the target's log ratios (<= 0) of its
-  word order and its spelling under the corpus's own counts (word_typicality.py), with fixed weights,
-  because the synthetic noise has misordered words as one kind of ten and dropped diacritics not at all,
-  and the model weighed them far below what each feature alone knew;
+* the fixed priors, exp(beta_o swaps_tgt + beta_s spelling_tgt - beta_m (numbers_mismatch +
+  placeholders_mismatch)): the target's log ratios (<= 0) of its word order and its spelling under the
+  corpus's own counts (word_typicality.py), and whether the sides' numbers or placeholders differ (0 / 1,
+  mismatch.py), with fixed weights, because the model weighed each far below what it alone knew: the
+  synthetic noise has misordered words as one kind of ten and dropped diacritics not at all, and a model
+  trained without changed numbers gave a mismatch, which 1% of clean pairs have, little weight;
 * with a declared target language, the language gate (gate.py), which trusts the identifier as much as
   it proved reliable on clean pairs of that length; the source side's posterior is one of the model's
   inputs and, with ``source_language_prior``, a gentler gate.
 
 The strongest reason a pair scored low is a gated language, or the input whose value, set to the average
 clean pair's, raises most the log-odds of the detector that fired most plus the input's log typicality
-factor and word prior.
+factor and fixed prior.
 """
 
 from __future__ import annotations
@@ -45,22 +47,20 @@ from .typicality import Typicality, feature_noise
 ORIENTATION = {
     "src_chars": 0, "tgt_chars": 0, "numbers": 1, "placeholders": 1, "urls": 1, "capitals": 1, "punctuation": 1,
     "ending": 1, "numbers_mismatch": -1, "placeholders_mismatch": -1, "glyphs_src": -1, "glyphs_tgt": -1,
-    "encoding_src": -1, "encoding_tgt": -1,
-    "repeats_src": -1, "repeats_tgt": -1, "long_words_src": -1, "long_words_tgt": -1, "spaced_src": -1,
-    "spaced_tgt": -1, "initial_case": 1, "caps_gap": -1,
-    "symbols_gap": -1, "copy": -1, "src_lang": 1, "tgt_lang": 1, "phsic": 1, "fluency_src": 1, "fluency_tgt": 1,
-    "words_src": 1, "words_tgt": 1, "align_tgt": 1, "align_src": 1, "cover_src": 1, "cover_tgt": 1, "order": -1,
-    "spelling_src": 1, "spelling_tgt": 1, "swaps_src": 1, "swaps_tgt": 1,
-}
+    "encoding_src": -1, "encoding_tgt": -1, "repeats_src": -1, "repeats_tgt": -1, "long_words_src": -1,
+    "long_words_tgt": -1, "spaced_src": -1, "spaced_tgt": -1, "initial_case": 1, "caps_gap": -1, "symbols_gap": -1,
+    "copy": -1, "src_lang": 1, "tgt_lang": 1, "phsic": 1, "fluency_src": 1, "fluency_tgt": 1, "words_src": 1,
+    "words_tgt": 1, "align_tgt": 1, "align_src": 1, "cover_src": 1, "cover_tgt": 1, "order": -1, "spelling_src": 1,
+    "spelling_tgt": 1, "swaps_src": 1, "swaps_tgt": 1}
 # In the typicality factor only, no input of the model: as inputs the word fluencies cost clean pairs of rare words
 # more than they found noise, and the source's swaps, 0 where the corpus has no evidence either way (a source in a
 # third language), raised such sources above clean ones whose order the corpus doubts a little.
 TYPICALITY_ONLY = ("words_src", "words_tgt", "swaps_src")
 LENGTH = "tgt_chars"  # the input that modulates the model's slopes
 TARGET_WORDS = ("spelling_tgt", "swaps_tgt")  # the inputs of typicality_word_share
-# The inputs of the word priors (order_weight, spelling_weight): log ratios <= 0 the corpus's counts give the
-# target's word order and spelling
-PRIORS = ("swaps_tgt", "spelling_tgt")
+# The inputs of the fixed priors (see above) and the parameter of each one's weight
+PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight", "numbers_mismatch": "mismatch_weight",
+          "placeholders_mismatch": "mismatch_weight"}
 
 
 class PairClassifier:
@@ -92,11 +92,12 @@ class PairClassifier:
         The typicality factor's a_j, of the length ratios' distances above and below their typical value
         (``typicality_length_share``), of the target's spelling and swaps (``typicality_word_share``) and of
         every other input (``typicality_share``), and its w (typicality.Typicality).
-    order_weight, spelling_weight : float, default 0.3, 0.5
-        beta_o, beta_s: the log score gains beta_o x ``swaps_tgt`` (the target's log-likelihood ratio <= 0 of
-        its words against their likeliest other local order under the corpus's bigram models) and beta_s x
-        ``spelling_tgt`` (the log share <= 0 of its least usual word among the corpus's spellings of it),
-        whatever the training noise taught (word_typicality.py).
+    order_weight, spelling_weight, mismatch_weight : float, default 0.3, 0.5, 2.0
+        beta_o, beta_s, beta_m: the log score gains beta_o x ``swaps_tgt`` (the target's log-likelihood ratio <= 0
+        of its words against their likeliest other local order under the corpus's bigram models), beta_s x
+        ``spelling_tgt`` (the log share <= 0 of its least usual word among the corpus's spellings of it) and
+        -beta_m for each of ``numbers_mismatch``, ``placeholders_mismatch`` that is 1, whatever the training
+        noise taught.
 
     Attributes
     ----------
@@ -119,11 +120,10 @@ class PairClassifier:
 
     Notes
     -----
-    ``predict_proba`` = 1 / (1 + sum_k exp(-m_k)) x typicality x exp(beta_o swaps_tgt + beta_s spelling_tgt)
-    x prod over gated sides (P + (1 - P) q), where m_k is detector k's monotone log-odds of clean against its
+    ``predict_proba`` = 1 / (1 + sum_k exp(-m_k)) x typicality x priors x prod over gated sides (P + (1 - P) q), where m_k is detector k's monotone log-odds of clean against its
     noise: the first factor is the clean class's probability in a softmax over clean and the detectors
     (Bishop 2006, Eq. 4.104). With one detector (``train``'s default) it is the logistic sigmoid(m). The
-    module docstring says why the word priors are fixed.
+    module docstring says why the priors are fixed.
 
     Examples
     --------
@@ -143,7 +143,8 @@ class PairClassifier:
                  source_language_prior: float | None = None, feature_noise: float = 1.0,
                  feature_noise_tail: float = 0.02, typicality_share: float = 0.003,
                  typicality_length_share: float = 0.02, typicality_weight: float = 0.5,
-                 typicality_word_share: float = 0.02, order_weight: float = 0.3, spelling_weight: float = 0.5):
+                 typicality_word_share: float = 0.02, order_weight: float = 0.3, spelling_weight: float = 0.5,
+                 mismatch_weight: float = 2.0):
         unknown = sorted(set(names) - set(ORIENTATION) - set(RATIOS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
@@ -151,10 +152,11 @@ class PairClassifier:
         self.feature_noise, self.feature_noise_tail = feature_noise, feature_noise_tail
         self.typicality_share, self.typicality_weight = typicality_share, typicality_weight
         self.typicality_length_share, self.typicality_word_share = typicality_length_share, typicality_word_share
-        for weight in (order_weight, spelling_weight):  # a saved model's header holds them too
+        weights = {"order_weight": order_weight, "spelling_weight": spelling_weight, "mismatch_weight": mismatch_weight}
+        for weight in weights.values():  # a saved model's header holds them too
             if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 10:
-                raise InputError(f"the word priors' weights must be numbers in [0, 10], not {weight!r}")
-        self.order_weight, self.spelling_weight = order_weight, spelling_weight
+                raise InputError(f"the fixed priors' weights must be numbers in [0, 10], not {weight!r}")
+        self.order_weight, self.spelling_weight, self.mismatch_weight = order_weight, spelling_weight, mismatch_weight
         self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated)
         self.columns = [k for k, name in enumerate(self.names)  # a side's foreign letters: the gate's alone
                         if name not in self.gate.gated and name not in FOREIGN.values()]
@@ -164,9 +166,9 @@ class PairClassifier:
         self.model_inputs = np.array([name not in TYPICALITY_ONLY for name in inputs])
         self.length = int(np.count_nonzero(self.model_inputs[: inputs.index(LENGTH)])) if LENGTH in inputs else None
         self.reasons = np.flatnonzero(self.orientation != 0)  # what ``weakest`` can name besides a gated language
-        # each word prior: (its column among the oriented inputs, its input column, its weight)
-        self.priors = [(int(np.searchsorted(self.reasons, inputs.index(name))), inputs.index(name), weight)
-                       for name, weight in zip(PRIORS, (order_weight, spelling_weight)) if name in inputs]
+        # each fixed prior: (its column among the oriented inputs, its input column, its weight, its direction)
+        self.priors = [(int(np.searchsorted(self.reasons, inputs.index(name))), inputs.index(name), weights[weight],
+                        ORIENTATION[name]) for name, weight in PRIORS.items() if name in inputs]
 
     @property
     def input_names(self) -> list[str]:
@@ -196,11 +198,11 @@ class PairClassifier:
         return [p + name for p in prefixes for name in names] + self.gate.gated_names
 
     def log_factors(self, X: np.ndarray) -> np.ndarray:
-        """(rows, oriented inputs): each input's log typicality factor, plus its word prior's beta x value (a
-        missing value: 0)."""
+        """(rows, oriented inputs): each input's log typicality factor, plus its fixed prior's beta x value, a
+        value <= 0 (0 for a missing one) or minus a mismatch."""
         factors = self.typicality_.log_factors(X)
-        for column, j, weight in self.priors:
-            factors[:, column] += weight * np.minimum(np.nan_to_num(X[:, j]), 0.0)
+        for column, j, weight, direction in self.priors:
+            factors[:, column] += weight * np.minimum(direction * np.nan_to_num(X[:, j]), 0.0)
         return factors
 
     def inputs(self, F: np.ndarray) -> np.ndarray:
@@ -281,7 +283,7 @@ class PairClassifier:
         Returns
         -------
         array of shape (n,)
-            The clean class's softmax probability times the typicality factor, the word priors and the gates
+            The clean class's softmax probability times the typicality factor, the fixed priors and the gates
             (float64).
         """
         X = self.inputs(F)
@@ -293,7 +295,7 @@ class PairClassifier:
 
         A language whose gate factor is below 1/2; else, in the detector with the lowest log-odds, the
         input whose value, replaced by the average clean pair's, raises most that detector's log-odds
-        plus the input's log typicality factor and word prior.
+        plus the input's log typicality factor and fixed prior.
 
         Parameters
         ----------
@@ -349,7 +351,7 @@ class PairClassifier:
                   "feature_noise_tail": self.feature_noise_tail, "typicality_share": self.typicality_share,
                   "typicality_length_share": self.typicality_length_share,
                   "typicality_word_share": self.typicality_word_share, "order_weight": self.order_weight,
-                  "spelling_weight": self.spelling_weight,
+                  "spelling_weight": self.spelling_weight, "mismatch_weight": self.mismatch_weight,
                   "typicality": typical_params, **gate_params,
                   "models": [model_params for model_params, _ in models]}
         arrays = {"reference": self.reference_, **{f"ratio_{k}": v for k, v in self.ratios_.arrays().items()},
@@ -363,14 +365,14 @@ class PairClassifier:
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PairClassifier":
         """The classifier ``state`` wrote (InputError if its parts do not fit together)."""
         typical = params["typicality"]
-        if "order_weight" not in params or "spelling_weight" not in params or "ratio_centres" not in arrays:
-            raise InputError("the classifier has no word priors or no length ratios read at each length (saved by an "
-                             "older kcooc): train and save it again")
+        if not {"order_weight", "spelling_weight", "mismatch_weight"} <= set(params) or "ratio_centres" not in arrays:
+            raise InputError("the classifier has not every fixed prior or no length ratios read at each length (saved "
+                             "by an older kcooc): train and save it again")
         model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"],
                     params["detectors"], params["gated"], params.get("source_language_prior"), params["feature_noise"],
                     params["feature_noise_tail"], params["typicality_share"], params["typicality_length_share"],
                     typical["weight"], params["typicality_word_share"], params["order_weight"],
-                    params["spelling_weight"])
+                    params["spelling_weight"], params["mismatch_weight"])
         detectors = list(params["fitted_detectors"])
         if not set(detectors) <= set(model.detectors) or not detectors or len(params["models"]) != len(detectors):
             raise InputError("classifier detectors are not among its noise classes")

@@ -135,6 +135,10 @@ class LearnConfig:
                                     "log share of its least usual word among the corpus's spellings of it, "
                                     "Grosse against Größe): a fixed prior on spelling, so that dropped diacritics "
                                     "lower the score even when no training noise had them (0: off)", Range(0, 10))
+    mismatch_weight: float = option(2.0, "the score is multiplied by exp(-beta) when the sides' numbers differ and "
+                                    "again when their placeholders do (as multisets; numbers spelled out on the "
+                                    "other side count): a fixed prior, so that a changed number or placeholder "
+                                    "lowers the score even when no training noise had one (0: off)", Range(0, 10))
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
                              "clean sampled sides of the same length (those that the other features, without the "

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from .alignment import AlignmentModel
-from .classifier import PairClassifier
+from .classifier import PRIORS, PairClassifier
 from .corpus import CorpusCounts, CorpusModel
 from .extractor import FeatureExtractor
 from .noise import DEFAULT_NOISE_KINDS, NOISE_FAMILIES, NOISE_KINDS, synthesize
@@ -90,10 +90,10 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
                               source_language_prior=source_language_prior, **{**options, **changed}
                               ).fit(F[rows], labels[rows], start)
 
-    # a first fit that ranks the sample's pairs for the refit leaves the fixed word priors out: it would drop the
-    # pairs whose order or spelling the corpus doubts, and the refit would learn from their absence what the priors
-    # already say
-    classifier = (classifier_on(~held, order_weight=0.0, spelling_weight=0.0) if doubtful_share
+    # a first fit that ranks the sample's pairs for the refit leaves the fixed priors out: it would drop the pairs
+    # whose order, spelling or numbers the corpus doubts, and the refit would learn from their absence what the
+    # priors already say
+    classifier = (classifier_on(~held, **dict.fromkeys(PRIORS.values(), 0.0)) if doubtful_share
                   else classifier_on(~held))
     if doubtful_share:  # the corpus's own pairs are not all clean: refit without the least credible
         rows = np.flatnonzero(~held & clean)
