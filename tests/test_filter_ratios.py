@@ -96,6 +96,8 @@ def test_ratio_distances_without_lengths_or_spread_and_bad_arrays():
     assert centres[0] == 2.0 and centres.size == 4 and np.all(np.diff(centres) > 0)
     arrays = model.arrays()
     for bad in ({**arrays, "centres": arrays["centres"][:0]}, {**arrays, "scales": 0 * arrays["scales"]},
-                {**arrays, "medians": arrays["medians"][:1]}, {"medians": arrays["medians"]}):
+                {**arrays, "medians": arrays["medians"][:1]}, {"medians": arrays["medians"]},
+                {**arrays, "medians": np.full_like(arrays["medians"], np.nan)},
+                {**arrays, "scales": np.full_like(arrays["scales"], np.inf)}):
         with pytest.raises(KcoocError, match="ratio_"):
             RatioDistances.from_arrays(["char_ratio", "token_ratio"], bad)

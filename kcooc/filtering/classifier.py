@@ -120,10 +120,10 @@ class PairClassifier:
 
     Notes
     -----
-    ``predict_proba`` = 1 / (1 + sum_k exp(-m_k)) x typicality x priors x prod over gated sides (P + (1 - P) q), where m_k is detector k's monotone log-odds of clean against its
-    noise: the first factor is the clean class's probability in a softmax over clean and the detectors
-    (Bishop 2006, Eq. 4.104). With one detector (``train``'s default) it is the logistic sigmoid(m). The
-    module docstring says why the priors are fixed.
+    ``predict_proba`` = 1 / (1 + sum_k exp(-m_k)) x typicality x priors x prod over gated sides (P + (1 - P) q),
+    where m_k is detector k's monotone log-odds of clean against its noise: the first factor is the clean
+    class's probability in a softmax over clean and the detectors (Bishop 2006, Eq. 4.104). With one detector
+    (``train``'s default) it is the logistic sigmoid(m). The module docstring says why the priors are fixed.
 
     Examples
     --------

@@ -97,10 +97,11 @@ class RatioDistances:
         model = cls(names)
         centres, medians, scales = (arrays.get(key, np.zeros(0)) for key in ("centres", "medians", "scales"))
         bins = centres.shape[0] if centres.ndim == 1 else -1
-        if not (0 < bins <= LENGTH_BINS and np.all(np.diff(centres) > 0) and medians.shape == scales.shape
-                == (len(model.columns), bins) and np.all(scales > 0)):
-            raise InputError("classifier arrays 'ratio_*' are missing or are not increasing lengths, medians and "
-                             "positive scales")
+        if not (0 < bins <= LENGTH_BINS and medians.shape == scales.shape == (len(model.columns), bins)
+                and all(np.isfinite(a).all() for a in (centres, medians, scales))
+                and np.all(np.diff(centres) > 0) and np.all(scales > 0)):
+            raise InputError("classifier arrays 'ratio_*' are missing or are not increasing lengths, finite medians "
+                             "and positive scales")
         model.centres_, model.medians_, model.scales_ = centres, medians, scales
         return model
 
