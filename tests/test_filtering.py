@@ -632,8 +632,11 @@ def naive_damage(s, t):
             count += glyph
         return count / max(sum(not table(SPACE, c) for c in x), 1)
 
-    def misdecoded(x):
-        return sum(table(_LEAD, c) and table(_CONTINUATION, following) for c, following in zip(x, x[1:] + "\n"))
+    def misdecoded(x):  # a lead of two bytes (0xC2-0xDF) before one continuation, of three (0xE0-0xEF) before two
+        x += "\n"
+        needed = [1 if 0xC2 <= ord(c) < 0xE0 else 2 if 0xE0 <= ord(c) < 0xF0 else 0 for c in x]
+        return sum(k > 0 and all(table(_CONTINUATION, c) for c in x[i + 1 : i + 1 + k]) and i + k < len(x)
+                   for i, k in enumerate(needed))
 
     def repeats(x):
         tokens = [naive_hash(token) % (1 << 20) for token in naive_token_list(x)]
@@ -682,6 +685,7 @@ def test_damage_features_equal_a_per_pair_reference():
     src, tgt = excerpt(150)
     damaged = [("Caf\u00c3\u00a9 ouvert", "Cafe open"), ("the the the the file", "die Datei die Datei  ,"),
                ("Tom &amp; Jerry &x", "; Tom &#38; Jerry \\u00e9"), ("Ã", "\u00e2\u20ac\u2122 x"),
+               ("Czech: píše, blíž, Ãš", "í\u2022\u0153 í\u2022"),  # á í lead three bytes; Ã two
                ("a\x07b\ufffdc\ue000", "NOSPACESBETWEENTHEWORDSATALL"), ("", "ok"), ("SHOUTED TEXT", "quiet text"),
                ("x &b", "amp; tail"), ("; 42 % $ ###", "words only"), ("日本語のテキスト", "日本語のテキスト"),
                ("Open a file", "f i c h i e r  o u v r i r"), ("a b", "フ ァ イ ル"), ("file opened", "Datei x y")]
@@ -693,6 +697,10 @@ def test_damage_features_equal_a_per_pair_reference():
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
     assert (expected[-len(damaged):] != 0).any(axis=0).all()  # every feature is exercised
     assert (expected[-len(damaged):] != 1).any(axis=0).all()
+    from kcooc.filtering.damage import DAMAGE_FEATURES
+    czech = src.index("Czech: píše, blíž, Ãš")  # Czech's í before š or ž is no misdecoded letter; Ãš is one
+    assert got[czech, DAMAGE_FEATURES.index("encoding_src")] == pytest.approx(np.log(2))
+    assert got[czech, DAMAGE_FEATURES.index("encoding_tgt")] == pytest.approx(np.log(2))
 
 
 def test_corpus_features_equal_a_per_pair_reference():
@@ -1184,38 +1192,43 @@ def test_length_ratios_and_the_targets_words_get_their_own_typicality_shares():
     assert model.typicality_shares.tolist() == [0.02, 0.02, 0.003, 0.02, 0.02, 0.003, 0.01, 0.01]
 
 
-def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_and_the_mismatches():
-    """exp(beta_o swaps_tgt + beta_s spelling_tgt - beta_m (numbers_mismatch + placeholders_mismatch)) multiplies
-    the score whatever the fit learned, and the fit does not depend on it."""
+def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mismatches_and_mojibake():
+    """exp(beta_o swaps_tgt + beta_s spelling_tgt - beta_m (numbers_mismatch + placeholders_mismatch) - beta_e
+    (encoding_src + encoding_tgt)) multiplies the score whatever the fit learned, and the fit does not depend on it."""
     rng = np.random.default_rng(3)
-    names = ["phsic", "swaps_tgt", "char_ratio", "spelling_tgt", "numbers_mismatch", "placeholders_mismatch"]
+    names = ["phsic", "swaps_tgt", "char_ratio", "spelling_tgt", "numbers_mismatch", "placeholders_mismatch",
+             "encoding_src", "encoding_tgt"]
     F = np.column_stack([rng.normal(size=400), -rng.exponential(2.0, 400) * (rng.random(400) < 0.4),
                          rng.normal(size=400), -rng.exponential(1.0, 400) * (rng.random(400) < 0.2),
-                         rng.random(400) < 0.1, rng.random(400) < 0.1]).astype(np.float64)
+                         rng.random(400) < 0.1, rng.random(400) < 0.1,
+                         *(np.log1p(rng.integers(1, 4, 400) * (rng.random(400) < 0.1)) for _ in range(2))])
     F[:5, 1], F[:5, 3], F[:5, 4:] = np.nan, 0.0, 0.0
     clean = F[:, 0] - np.abs(F[:, 2]) + 0.3 * rng.normal(size=400) > 0
-    off = dict(order_weight=0.0, spelling_weight=0.0, mismatch_weight=0.0)
+    off = dict(order_weight=0.0, spelling_weight=0.0, mismatch_weight=0.0, encoding_weight=0.0)
     plain = PairClassifier(names, regularization=0.5, **off).fit(F, clean)
     priors = PairClassifier(names, regularization=0.5, order_weight=0.3, spelling_weight=0.7,
-                            mismatch_weight=1.5).fit(F, clean)
+                            mismatch_weight=1.5, encoding_weight=2.5).fit(F, clean)
     assert [m.state()[1]["weights"].tolist() for m in priors.models_] == \
         [m.state()[1]["weights"].tolist() for m in plain.models_]
-    factor = np.exp(0.3 * np.nan_to_num(F[:, 1]) + 0.7 * F[:, 3] - 1.5 * (F[:, 4] + F[:, 5]))
+    factor = np.exp(0.3 * np.nan_to_num(F[:, 1]) + 0.7 * F[:, 3] - 1.5 * (F[:, 4] + F[:, 5])
+                    - 2.5 * (F[:, 6] + F[:, 7]))
     np.testing.assert_allclose(priors.predict_proba(F), plain.predict_proba(F) * factor, rtol=1e-12)
     assert (factor < 1).sum() > 100 and np.all(factor[:5] == 1)  # a missing value is no evidence
-    assert np.isclose(factor[(F[:, 1] == 0) & (F[:, 3] == 0) & (F[:, 4] == 1) & (F[:, 5] == 1)], np.exp(-3)).all()
+    alone = (F[:, 1] == 0) & (F[:, 3] == 0) & (F[:, 6] == 0) & (F[:, 7] == 0)
+    assert np.isclose(factor[alone & (F[:, 4] == 1) & (F[:, 5] == 1)], np.exp(-3)).all()
+    assert np.isclose(factor[alone & (F[:, 4] == 0) & (F[:, 5] == 0)], 1).all()
     typical = np.median(F[clean], axis=0)
     for column, name, value in ((1, "swaps_tgt", -8.0), (3, "spelling_tgt", -8.0), (4, "numbers_mismatch", 1.0),
-                                (5, "placeholders_mismatch", 1.0)):
-        damaged = np.where(np.arange(6) == column, value, typical)[None]
+                                (5, "placeholders_mismatch", 1.0), (7, "encoding_tgt", np.log(9))):
+        damaged = np.where(np.arange(8) == column, value, typical)[None]
         assert priors.expanded_names[priors.weakest(damaged)[0]] == name
     params, arrays = priors.state()
     assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(F), priors.predict_proba(F))
-    for key in ("order_weight", "mismatch_weight"):
+    for key in ("order_weight", "mismatch_weight", "encoding_weight"):
         for bad in (-0.1, "1", None, 1e9):  # a model file written by hand or damaged
             with pytest.raises(KcoocError, match="fixed priors' weights"):
                 PairClassifier.from_state({**params, key: bad}, arrays)
-    for key in ("spelling_weight", "mismatch_weight"):  # saved by an older kcooc
+    for key in ("spelling_weight", "mismatch_weight", "encoding_weight"):  # saved by an older kcooc
         with pytest.raises(KcoocError, match="train and save it again"):
             PairClassifier.from_state({k: v for k, v in params.items() if k != key}, arrays)
 

@@ -19,11 +19,12 @@ read them):
   model it outweighed every other feature against the training noise, which breaks word order on
   purpose, and cost clean pairs of rare words their rank);
 * the fixed priors, exp(beta_o swaps_tgt + beta_s spelling_tgt - beta_m (numbers_mismatch +
-  placeholders_mismatch)): the target's log ratios (<= 0) of its word order and its spelling under the
-  corpus's own counts (word_typicality.py), and whether the sides' numbers or placeholders differ (0 / 1,
-  mismatch.py), with fixed weights, because the model weighed each far below what it alone knew: the
-  synthetic noise has misordered words as one kind of ten and dropped diacritics not at all, and a model
-  trained without changed numbers gave a mismatch, which 1% of clean pairs have, little weight;
+  placeholders_mismatch) - beta_e (encoding_src + encoding_tgt)): the target's log ratios (<= 0) of its
+  word order and its spelling under the corpus's own counts (word_typicality.py), whether the sides'
+  numbers or placeholders differ (0 / 1, mismatch.py) and log(1 + misdecoded letters) of each side
+  (damage.py), with fixed weights, because the model weighed each far below what it alone knew: the
+  synthetic noise has misordered words as one kind of ten and neither dropped diacritics nor mojibake, and
+  a model trained without changed numbers gave a mismatch, which 1% of clean pairs have, little weight;
 * with a declared target language, the language gate (gate.py), which trusts the identifier as much as
   it proved reliable on clean pairs of that length; the source side's posterior is one of the model's
   inputs and, with ``source_language_prior``, a gentler gate.
@@ -58,9 +59,9 @@ ORIENTATION = {
 TYPICALITY_ONLY = ("words_src", "words_tgt", "swaps_src")
 LENGTH = "tgt_chars"  # the input that modulates the model's slopes
 TARGET_WORDS = ("spelling_tgt", "swaps_tgt")  # the inputs of typicality_word_share
-# The inputs of the fixed priors (see above) and the parameter of each one's weight
-PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight", "numbers_mismatch": "mismatch_weight",
-          "placeholders_mismatch": "mismatch_weight"}
+PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight",  # the fixed priors' inputs and weights
+          "numbers_mismatch": "mismatch_weight", "placeholders_mismatch": "mismatch_weight",
+          "encoding_src": "encoding_weight", "encoding_tgt": "encoding_weight"}
 
 
 class PairClassifier:
@@ -92,12 +93,12 @@ class PairClassifier:
         The typicality factor's a_j, of the length ratios' distances above and below their typical value
         (``typicality_length_share``), of the target's spelling and swaps (``typicality_word_share``) and of
         every other input (``typicality_share``), and its w (typicality.Typicality).
-    order_weight, spelling_weight, mismatch_weight : float, default 0.3, 0.5, 2.0
-        beta_o, beta_s, beta_m: the log score gains beta_o x ``swaps_tgt`` (the target's log-likelihood ratio <= 0
-        of its words against their likeliest other local order under the corpus's bigram models), beta_s x
-        ``spelling_tgt`` (the log share <= 0 of its least usual word among the corpus's spellings of it) and
-        -beta_m for each of ``numbers_mismatch``, ``placeholders_mismatch`` that is 1, whatever the training
-        noise taught.
+    order_weight, spelling_weight, mismatch_weight, encoding_weight : float, default 0.3, 0.5, 2.0, 3.0
+        beta_o, beta_s, beta_m, beta_e: the log score gains beta_o x ``swaps_tgt`` (the target's log-likelihood
+        ratio <= 0 of its words against their likeliest other local order under the corpus's bigram models),
+        beta_s x ``spelling_tgt`` (the log share <= 0 of its least usual word among the corpus's spellings of
+        it), -beta_m for each of ``numbers_mismatch``, ``placeholders_mismatch`` that is 1, and -beta_e x
+        ``encoding_src`` and ``encoding_tgt`` (log(1 + misdecoded letters)), whatever the training taught.
 
     Attributes
     ----------
@@ -144,7 +145,7 @@ class PairClassifier:
                  feature_noise_tail: float = 0.02, typicality_share: float = 0.003,
                  typicality_length_share: float = 0.02, typicality_weight: float = 0.5,
                  typicality_word_share: float = 0.02, order_weight: float = 0.3, spelling_weight: float = 0.5,
-                 mismatch_weight: float = 2.0):
+                 mismatch_weight: float = 2.0, encoding_weight: float = 3.0):
         unknown = sorted(set(names) - set(ORIENTATION) - set(RATIOS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
@@ -152,11 +153,12 @@ class PairClassifier:
         self.feature_noise, self.feature_noise_tail = feature_noise, feature_noise_tail
         self.typicality_share, self.typicality_weight = typicality_share, typicality_weight
         self.typicality_length_share, self.typicality_word_share = typicality_length_share, typicality_word_share
-        weights = {"order_weight": order_weight, "spelling_weight": spelling_weight, "mismatch_weight": mismatch_weight}
+        weights = {"order_weight": order_weight, "spelling_weight": spelling_weight, "mismatch_weight": mismatch_weight,
+                   "encoding_weight": encoding_weight}
         for weight in weights.values():  # a saved model's header holds them too
             if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 10:
                 raise InputError(f"the fixed priors' weights must be numbers in [0, 10], not {weight!r}")
-        self.order_weight, self.spelling_weight, self.mismatch_weight = order_weight, spelling_weight, mismatch_weight
+        self.weights = weights
         self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated)
         self.columns = [k for k, name in enumerate(self.names)  # a side's foreign letters: the gate's alone
                         if name not in self.gate.gated and name not in FOREIGN.values()]
@@ -350,8 +352,7 @@ class PairClassifier:
                   "feature_noise": self.feature_noise,
                   "feature_noise_tail": self.feature_noise_tail, "typicality_share": self.typicality_share,
                   "typicality_length_share": self.typicality_length_share,
-                  "typicality_word_share": self.typicality_word_share, "order_weight": self.order_weight,
-                  "spelling_weight": self.spelling_weight, "mismatch_weight": self.mismatch_weight,
+                  "typicality_word_share": self.typicality_word_share, **self.weights,
                   "typicality": typical_params, **gate_params,
                   "models": [model_params for model_params, _ in models]}
         arrays = {"reference": self.reference_, **{f"ratio_{k}": v for k, v in self.ratios_.arrays().items()},
@@ -365,14 +366,13 @@ class PairClassifier:
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PairClassifier":
         """The classifier ``state`` wrote (InputError if its parts do not fit together)."""
         typical = params["typicality"]
-        if not {"order_weight", "spelling_weight", "mismatch_weight"} <= set(params) or "ratio_centres" not in arrays:
-            raise InputError("the classifier has not every fixed prior or no length ratios read at each length (saved "
-                             "by an older kcooc): train and save it again")
+        if not set(PRIORS.values()) <= set(params) or "ratio_centres" not in arrays:
+            raise InputError("the classifier was saved by an older kcooc (without a fixed prior or the length ratios "
+                             "read at each length): train and save it again")
         model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"],
                     params["detectors"], params["gated"], params.get("source_language_prior"), params["feature_noise"],
                     params["feature_noise_tail"], params["typicality_share"], params["typicality_length_share"],
-                    typical["weight"], params["typicality_word_share"], params["order_weight"],
-                    params["spelling_weight"], params["mismatch_weight"])
+                    typical["weight"], params["typicality_word_share"], **{w: params[w] for w in set(PRIORS.values())})
         detectors = list(params["fitted_detectors"])
         if not set(detectors) <= set(model.detectors) or not detectors or len(params["models"]) != len(detectors):
             raise InputError("classifier detectors are not among its noise classes")

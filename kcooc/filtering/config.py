@@ -139,6 +139,10 @@ class LearnConfig:
                                     "again when their placeholders do (as multisets; numbers spelled out on the "
                                     "other side count): a fixed prior, so that a changed number or placeholder "
                                     "lowers the score even when no training noise had one (0: off)", Range(0, 10))
+    encoding_weight: float = option(3.0, "the score is multiplied by (1 + n)^-beta for the n letters of each side "
+                                    "that are UTF-8 read with the wrong code page (Ã© for é): a fixed prior, so "
+                                    "that mojibake lowers the score even when no training noise had it (0: off)",
+                                    Range(0, 10))
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
                              "clean sampled sides of the same length (those that the other features, without the "

@@ -10,8 +10,10 @@ alphabet ratio, repetition, longest common substring):
   control and format characters, U+FFFD, private use; an escape (``\\u00e9``,
   ``&eacute;``, ``&#233;``); two spaces in a row, or a space before a comma or full stop;
 * ``encoding_src`` / ``encoding_tgt``: log(1 + n) for the n UTF-8 lead bytes read as Latin-1 or cp1252
-  and followed by a continuation byte so read (``Ã©``, ``â€™``, ``Ð¿Ñ€``): UTF-8 decoded with the wrong
-  code page (one such letter in a long line is a small share, and a certain defect);
+  and followed by as many continuation bytes so read as they lead (``Ã©``, ``â€™``, ``Ð¿Ñ€``): UTF-8
+  decoded with the wrong code page (one such letter in a long line is a small share, and a certain
+  defect). The lead of three bytes needs both: á, é, í are such leads, and Czech writes ``píše``,
+  ``blíž`` (š and ž are cp1252 continuation bytes);
 * ``repeats_src`` / ``repeats_tgt``: share of a side's token bigrams that repeat one earlier in the
   same side (stutter, a segment doubled);
 * ``long_words_src`` / ``long_words_tgt``: log(1 + letters in the side's longest run of letters)
@@ -45,10 +47,11 @@ DAMAGE_FEATURES = ("glyphs_src", "glyphs_tgt", "encoding_src", "encoding_tgt", "
 
 _PRIVATE_USE = np.zeros(1 << 16, dtype=bool)
 _PRIVATE_USE[0xE000:0xF900] = True
-# UTF-8 read as Latin-1 or cp1252: a lead byte (0xC2-0xEF) shown as its Latin-1 letter, then a
-# continuation byte (0x80-0xBF) shown as its Latin-1 or cp1252 character
-_LEAD = np.zeros(1 << 16, dtype=bool)
-_LEAD[0xC2:0xF0] = True
+# UTF-8 read as Latin-1 or cp1252: a lead byte shown as its Latin-1 letter, then the continuation bytes
+# (0x80-0xBF) it leads, each shown as its Latin-1 or cp1252 character: one after 0xC2-0xDF, two after 0xE0-0xEF
+_LEAD = np.zeros(1 << 16, dtype=np.int8)
+_LEAD[0xC2:0xE0] = 1
+_LEAD[0xE0:0xF0] = 2
 _CONTINUATION = np.zeros(1 << 16, dtype=bool)
 _CONTINUATION[0x80:0xC0] = True
 _CONTINUATION[[ord(bytes([b]).decode("cp1252")) for b in range(0x80, 0xA0)
@@ -99,15 +102,20 @@ def _glyphs(codes, sentence_of, n, control, private_use, escape_letters, letter)
 
 
 def misdecoded(stats: TextStats) -> np.ndarray:
-    """UTF-8 lead bytes read as Latin-1 or cp1252 before a continuation byte so read, per sentence."""
+    """UTF-8 lead bytes read as Latin-1 or cp1252 before the continuation bytes they lead so read, per sentence."""
     return _misdecoded(stats.codes, stats.sentence_of, stats.lengths.size, _LEAD, _CONTINUATION)
 
 
 @numba.njit(cache=True, nogil=True)
 def _misdecoded(codes, sentence_of, n, lead, continuation):  # pragma: no cover - compiled
     out = np.zeros(n, np.int64)
-    for i in range(codes.size - 1):
-        out[sentence_of[i]] += lead[min(codes[i], 0xFFFF)] and continuation[min(codes[i + 1], 0xFFFF)]
+    for i in range(codes.size):
+        needed = lead[min(codes[i], 0xFFFF)]
+        if needed and i + needed < codes.size:
+            found = True
+            for j in range(i + 1, i + needed + 1):
+                found = found and continuation[min(codes[j], 0xFFFF)]
+            out[sentence_of[i]] += found
     return out
 
 

@@ -31,8 +31,9 @@ KIND = "filter"
 # swaps test the local order under word and word-shape bigram models with the sentence's start and end; 10: a
 # spaced side's swaps are divided by the square root of its words; 11: a swap with a word the corpus has
 # nowhere else leaves the words' part out; 12: the alignment sees each word's stem, its first 4 code points or 2
-# Hangul syllables; 13: the swaps' bigram counts are smoothed by adding 1/2).
-FEATURE_VERSION = 13
+# Hangul syllables; 13: the swaps' bigram counts are smoothed by adding 1/2; 14: a misdecoded letter of
+# three UTF-8 bytes needs both continuation bytes).
+FEATURE_VERSION = 14
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
