@@ -615,7 +615,7 @@ def naive_bigram(previous, word, buckets):
 
 def naive_damage(s, t):
     """DAMAGE_FEATURES of one pair, character by character as damage.py's docstring defines them."""
-    from kcooc.filtering.damage import _CONTINUATION, _LEAD, _PRIVATE_USE
+    from kcooc.filtering.damage import _CONTINUATION, _PRIVATE_USE
     from kcooc.text import CONTROL, LETTER, LOWER, SPACE, UPPER
 
     def table(t, c):
