@@ -69,12 +69,15 @@ class RatioDistances:
         medians, scales = [], []
         for k, standardised in zip(self.columns, self.standardised):
             median = _median(F[:, k], 0.0)
-            share_medians = np.array([_median(F[rows, k], median) if standardised else median for rows in shares])
+            if not standardised:  # the sample's median, in the ratio's own units
+                medians.append(np.full(len(shares), median))
+                scales.append(np.ones(len(shares)))
+                continue
+            share_medians = np.array([_median(F[rows, k], median) for rows in shares])
             spread = _median(np.abs(F[:, k] - median), 0.0)
             spreads = np.array([_median(np.abs(F[rows, k] - m), spread) for rows, m in zip(shares, share_medians)])
             medians.append(share_medians)
-            scales.append(np.maximum(spreads, SCALE_FLOOR * spread) if standardised and spread > 0
-                          else np.ones(len(shares)))
+            scales.append(np.maximum(spreads, SCALE_FLOOR * spread) if spread > 0 else np.ones(len(shares)))
         self.centres_ = np.array(centres)
         self.medians_ = np.array(medians).reshape(len(self.columns), len(shares))
         self.scales_ = np.array(scales).reshape(len(self.columns), len(shares))

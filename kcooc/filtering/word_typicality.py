@@ -186,8 +186,8 @@ def swaps(words: Bigrams, shapes: Bigrams, elsewhere: np.ndarray, unspaced: np.n
     """Each sentence's lowest swap(k) of its words (0 where one of the two is a word the corpus has nowhere else)
     plus that of their shapes and 0, divided by the square root of its words, or its lowest rotation(k) of its
     words and 0 where ``unspaced`` (module docstring; ``interpolation`` b, ``smoothing`` d). ``words``,
-    ``shapes``: the same tokens' ids and shapes;
-    ``elsewhere``: whether the corpus has each word besides the sentence's own occurrences."""
+    ``shapes``: the same tokens' ids and shapes; ``elsewhere``: whether the corpus has each word besides the
+    sentence's own occurrences."""
     cuts = np.flatnonzero(words.previous > 0)
     rows = words.sentence[cuts]
     rotate = unspaced[rows]
