@@ -305,7 +305,7 @@ from kcooc.filtering import spelled_numbers as spelled  # noqa: E402
 from kcooc.filtering.alignment import DIAGONALS, AlignmentModel  # noqa: E402
 from kcooc.filtering.alignment import STEM as ALIGNMENT_STEM  # noqa: E402
 from kcooc.filtering.alignment import TOKEN_LIMIT as ALIGNMENT_TOKEN_LIMIT  # noqa: E402
-from kcooc.filtering.classifier import PairClassifier  # noqa: E402
+from kcooc.filtering.classifier import PRIORS, PairClassifier  # noqa: E402
 from kcooc.filtering.learning import train  # noqa: E402
 from kcooc.filtering.mismatch import mismatch_features  # noqa: E402
 from kcooc.filtering.noise import (  # noqa: E402
@@ -1194,7 +1194,8 @@ def test_length_ratios_and_the_targets_words_get_their_own_typicality_shares():
 
 def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mismatches_and_mojibake():
     """exp(beta_o swaps_tgt + beta_s spelling_tgt - beta_m (numbers_mismatch + placeholders_mismatch) - beta_e
-    (encoding_src + encoding_tgt)) multiplies the score whatever the fit learned, and the fit does not depend on it."""
+    (encoding_src + encoding_tgt) - beta_l (the char ratio's distance beyond 2.5 spreads)) multiplies the score whatever
+    the fit learned, and the fit does not depend on it."""
     rng = np.random.default_rng(3)
     names = ["phsic", "swaps_tgt", "char_ratio", "spelling_tgt", "numbers_mismatch", "placeholders_mismatch",
              "encoding_src", "encoding_tgt"]
@@ -1202,19 +1203,22 @@ def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mism
                          rng.normal(size=400), -rng.exponential(1.0, 400) * (rng.random(400) < 0.2),
                          rng.random(400) < 0.1, rng.random(400) < 0.1,
                          *(np.log1p(rng.integers(1, 4, 400) * (rng.random(400) < 0.1)) for _ in range(2))])
-    F[:5, 1], F[:5, 3], F[:5, 4:] = np.nan, 0.0, 0.0
+    F[:5, 1], F[:5, 2:] = np.nan, 0.0
     clean = F[:, 0] - np.abs(F[:, 2]) + 0.3 * rng.normal(size=400) > 0
-    off = dict(order_weight=0.0, spelling_weight=0.0, mismatch_weight=0.0, encoding_weight=0.0)
+    off = dict(order_weight=0.0, spelling_weight=0.0, mismatch_weight=0.0, encoding_weight=0.0, length_weight=0.0)
     plain = PairClassifier(names, regularization=0.5, **off).fit(F, clean)
     priors = PairClassifier(names, regularization=0.5, order_weight=0.3, spelling_weight=0.7,
-                            mismatch_weight=1.5, encoding_weight=2.5).fit(F, clean)
+                            mismatch_weight=1.5, encoding_weight=2.5, length_weight=0.8).fit(F, clean)
     assert [m.state()[1]["weights"].tolist() for m in priors.models_] == \
         [m.state()[1]["weights"].tolist() for m in plain.models_]
+    spread = np.median(np.abs(F[clean, 2] - np.median(F[clean, 2])))  # one share: no lengths among the names
+    beyond = np.maximum(np.abs(F[:, 2] - np.median(F[clean, 2])) / spread - 2.5, 0.0)
     factor = np.exp(0.3 * np.nan_to_num(F[:, 1]) + 0.7 * F[:, 3] - 1.5 * (F[:, 4] + F[:, 5])
-                    - 2.5 * (F[:, 6] + F[:, 7]))
+                    - 2.5 * (F[:, 6] + F[:, 7]) - 0.8 * beyond)
     np.testing.assert_allclose(priors.predict_proba(F), plain.predict_proba(F) * factor, rtol=1e-12)
     assert (factor < 1).sum() > 100 and np.all(factor[:5] == 1)  # a missing value is no evidence
-    alone = (F[:, 1] == 0) & (F[:, 3] == 0) & (F[:, 6] == 0) & (F[:, 7] == 0)
+    assert 10 < np.count_nonzero(beyond) < 200  # the allowance: most pairs' ratios are free
+    alone = (F[:, 1] == 0) & (F[:, 3] == 0) & (F[:, 6] == 0) & (F[:, 7] == 0) & (beyond == 0)
     assert np.isclose(factor[alone & (F[:, 4] == 1) & (F[:, 5] == 1)], np.exp(-3)).all()
     assert np.isclose(factor[alone & (F[:, 4] == 0) & (F[:, 5] == 0)], 1).all()
     typical = np.median(F[clean], axis=0)
@@ -1228,7 +1232,7 @@ def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mism
         for bad in (-0.1, "1", None, 1e9):  # a model file written by hand or damaged
             with pytest.raises(KcoocError, match="fixed priors' weights"):
                 PairClassifier.from_state({**params, key: bad}, arrays)
-    for key in ("spelling_weight", "mismatch_weight", "encoding_weight"):  # saved by an older kcooc
+    for key in ("spelling_weight", "mismatch_weight", "encoding_weight", "length_weight"):  # saved by an older kcooc
         with pytest.raises(KcoocError, match="train and save it again"):
             PairClassifier.from_state({k: v for k, v in params.items() if k != key}, arrays)
 
@@ -1246,15 +1250,20 @@ def test_pair_classifier_combines_its_factors_and_its_gates():
     X = np.column_stack([F[:, 0], np.maximum(distance, 0), np.maximum(-distance, 0), F[:, 2]])
     np.testing.assert_allclose(model.inputs(F), X)
     m = model.models_[0].decision_function(X)
-    np.testing.assert_allclose(model.predict_proba(F), np.exp(model.typicality_.log_factors(X).sum(axis=1))
-                               / (1 + np.exp(-m)), rtol=1e-12)
+
+    def length_prior(X):  # learn.length_weight's default, beyond 2.5 spreads either way
+        return -0.5 * np.maximum(X[:, 1:3] - 2.5, 0.0).sum(axis=1)
+
+    np.testing.assert_allclose(model.predict_proba(F), np.exp(model.typicality_.log_factors(X).sum(axis=1)
+                                                              + length_prior(X)) / (1 + np.exp(-m)), rtol=1e-12)
     # weakest: the input whose value set to the clean median's raises the model's log-odds plus the log
-    # typicality factor most
+    # typicality factor and fixed prior most
     reference = np.median(X[clean], axis=0)
 
     def naive_weakest(x):
         def log_score(v):
-            return model.models_[0].decision_function(v[None])[0] + model.typicality_.log_factors(v[None]).sum()
+            return (model.models_[0].decision_function(v[None])[0] + model.typicality_.log_factors(v[None]).sum()
+                    + length_prior(v[None])[0])
         return int(np.argmax([log_score(np.where(np.arange(4) == k, reference, x)) for k in range(4)]))
 
     assert model.weakest(F[:50]).tolist() == [naive_weakest(x) for x in X[:50]]
@@ -1358,7 +1367,8 @@ def test_detectors_are_fits_against_their_own_noise_and_the_clean_probability_is
     labels = np.repeat([0, 1, 2], n // 3)
     F[labels == 1, 1] += rng.choice([-1, 1], n // 3) * rng.uniform(0.5, 1.5, n // 3)  # length defects only
     F[labels == 2, 0] -= rng.uniform(0.5, 1.5, n // 3)  # misaligned: low PHSIC only
-    model = PairClassifier(names, regularization=0.5, detectors=["length", "misaligned"]).fit(F, labels)
+    model = PairClassifier(names, regularization=0.5, detectors=["length", "misaligned"],
+                           length_weight=0.0).fit(F, labels)  # the fixed priors: their own test
     assert model.gate.columns == [] and model.detectors_ == ["length", "misaligned"]
     X = model.inputs(F)
     clean = labels == 0
@@ -1439,7 +1449,8 @@ def test_training_calibrates_the_gate_without_the_share_the_other_features_doubt
         return np.column_stack([feat.pair_features(s, t, Stats(s), Stats(t)), identifier.probability(t, "ja")])
 
     classifier, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3)
-    first, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7)  # its first fit
+    first, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7,  # its first fit, without the fixed priors
+                     **dict.fromkeys(PRIORS.values(), 0.0))
     noisy_src, noisy_tgt, _ = synthesize(src, tgt, 7, DEFAULT_NOISE_KINDS)
     F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
     rows = np.flatnonzero(~(np.random.default_rng(8).random(600) < 0.25))  # the clean training pairs
@@ -1512,7 +1523,8 @@ def test_training_is_seeded_and_reports_held_out_numbers():
     labels = np.r_[np.zeros(600, dtype=int), [1 + families.index(NOISE_FAMILIES[NOISE_KINDS[k]]) for k in kinds]]
     held = np.tile(np.random.default_rng(8).random(600) < 0.25, 2)
     clean_rows = [i for i in range(600) if not held[i]]
-    first_detectors, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, detectors=True)  # its first fit
+    first_detectors, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, detectors=True,  # its first fit
+                               **dict.fromkeys(PRIORS.values(), 0.0))
     p = first_detectors.predict_proba(F[clean_rows])
     doubtful = {clean_rows[k] for k in sorted(range(len(clean_rows)), key=lambda k: p[k])[: int(0.3 * len(clean_rows))]}
     keep = [i for i in range(1200) if not held[i] and i not in doubtful]

@@ -19,12 +19,14 @@ read them):
   model it outweighed every other feature against the training noise, which breaks word order on
   purpose, and cost clean pairs of rare words their rank);
 * the fixed priors, exp(beta_o swaps_tgt + beta_s spelling_tgt - beta_m (numbers_mismatch +
-  placeholders_mismatch) - beta_e (encoding_src + encoding_tgt)): the target's log ratios (<= 0) of its
-  word order and its spelling under the corpus's own counts (word_typicality.py), whether the sides'
-  numbers or placeholders differ (0 / 1, mismatch.py) and log(1 + misdecoded letters) of each side
-  (damage.py), with fixed weights, because the model weighed each far below what it alone knew: the
-  synthetic noise has misordered words as one kind of ten and neither dropped diacritics nor mojibake, and
-  a model trained without changed numbers gave a mismatch, which 1% of clean pairs have, little weight;
+  placeholders_mismatch) - beta_e (encoding_src + encoding_tgt) - beta_l (max(0, char_ratio_above - 2.5) +
+  max(0, char_ratio_below - 2.5))): the target's log ratios (<= 0) of its word order and its spelling under
+  the corpus's own counts (word_typicality.py), whether the sides' numbers or placeholders differ (0 / 1,
+  mismatch.py), log(1 + misdecoded letters) of each side (damage.py) and how far beyond 2.5 of its spreads
+  the character ratio lies from the typical one at the pair's length (ratios.py), with fixed weights,
+  because the model weighed each far below what it alone knew: the synthetic noise has misordered words as
+  one kind of ten and neither dropped diacritics nor mojibake, and a model trained without changed numbers
+  (or cut text) gave a mismatch (the ratio's distance) little weight;
 * with a declared target language, the language gate (gate.py), which trusts the identifier as much as
   it proved reliable on clean pairs of that length; the source side's posterior is one of the model's
   inputs and, with ``source_language_prior``, a gentler gate.
@@ -61,7 +63,9 @@ LENGTH = "tgt_chars"  # the input that modulates the model's slopes
 TARGET_WORDS = ("spelling_tgt", "swaps_tgt")  # the inputs of typicality_word_share
 PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight",  # the fixed priors' inputs and weights
           "numbers_mismatch": "mismatch_weight", "placeholders_mismatch": "mismatch_weight",
-          "encoding_src": "encoding_weight", "encoding_tgt": "encoding_weight"}
+          "encoding_src": "encoding_weight", "encoding_tgt": "encoding_weight",
+          "char_ratio_above": "length_weight", "char_ratio_below": "length_weight"}
+ALLOWANCES = {"char_ratio_above": 2.5, "char_ratio_below": 2.5}  # the free part of a prior's input (else 0)
 
 
 class PairClassifier:
@@ -93,12 +97,14 @@ class PairClassifier:
         The typicality factor's a_j, of the length ratios' distances above and below their typical value
         (``typicality_length_share``), of the target's spelling and swaps (``typicality_word_share``) and of
         every other input (``typicality_share``), and its w (typicality.Typicality).
-    order_weight, spelling_weight, mismatch_weight, encoding_weight : float, default 0.3, 0.5, 2.0, 3.0
-        beta_o, beta_s, beta_m, beta_e: the log score gains beta_o x ``swaps_tgt`` (the target's log-likelihood
-        ratio <= 0 of its words against their likeliest other local order under the corpus's bigram models),
-        beta_s x ``spelling_tgt`` (the log share <= 0 of its least usual word among the corpus's spellings of
-        it), -beta_m for each of ``numbers_mismatch``, ``placeholders_mismatch`` that is 1, and -beta_e x
-        ``encoding_src`` and ``encoding_tgt`` (log(1 + misdecoded letters)), whatever the training taught.
+    order_weight, spelling_weight, mismatch_weight, encoding_weight, length_weight : float, default 0.3, 0.5, \
+2.0, 3.0, 0.5
+        beta_o, beta_s, beta_m, beta_e, beta_l: the log score gains beta_o x ``swaps_tgt`` (the target's
+        log-likelihood ratio <= 0 of its words against their likeliest other local order under the corpus's
+        bigram models), beta_s x ``spelling_tgt`` (the log share <= 0 of its least usual word among the corpus's
+        spellings of it), -beta_m for each of ``numbers_mismatch``, ``placeholders_mismatch`` that is 1, -beta_e
+        x ``encoding_src`` and ``encoding_tgt`` (log(1 + misdecoded letters)) and -beta_l x the character
+        ratio's distance from its typical value beyond ``ALLOWANCES`` (2.5 spreads), whatever the training taught.
 
     Attributes
     ----------
@@ -145,7 +151,7 @@ class PairClassifier:
                  feature_noise_tail: float = 0.02, typicality_share: float = 0.003,
                  typicality_length_share: float = 0.02, typicality_weight: float = 0.5,
                  typicality_word_share: float = 0.02, order_weight: float = 0.3, spelling_weight: float = 0.5,
-                 mismatch_weight: float = 2.0, encoding_weight: float = 3.0):
+                 mismatch_weight: float = 2.0, encoding_weight: float = 3.0, length_weight: float = 0.5):
         unknown = sorted(set(names) - set(ORIENTATION) - set(RATIOS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
@@ -154,7 +160,7 @@ class PairClassifier:
         self.typicality_share, self.typicality_weight = typicality_share, typicality_weight
         self.typicality_length_share, self.typicality_word_share = typicality_length_share, typicality_word_share
         weights = {"order_weight": order_weight, "spelling_weight": spelling_weight, "mismatch_weight": mismatch_weight,
-                   "encoding_weight": encoding_weight}
+                   "encoding_weight": encoding_weight, "length_weight": length_weight}
         for weight in weights.values():  # a saved model's header holds them too
             if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 10:
                 raise InputError(f"the fixed priors' weights must be numbers in [0, 10], not {weight!r}")
@@ -168,9 +174,10 @@ class PairClassifier:
         self.model_inputs = np.array([name not in TYPICALITY_ONLY for name in inputs])
         self.length = int(np.count_nonzero(self.model_inputs[: inputs.index(LENGTH)])) if LENGTH in inputs else None
         self.reasons = np.flatnonzero(self.orientation != 0)  # what ``weakest`` can name besides a gated language
-        # each fixed prior: (its column among the oriented inputs, its input column, its weight, its direction)
+        # each fixed prior: (its column among the oriented inputs, its input column, its weight, direction, allowance)
         self.priors = [(int(np.searchsorted(self.reasons, inputs.index(name))), inputs.index(name), weights[weight],
-                        ORIENTATION[name]) for name, weight in PRIORS.items() if name in inputs]
+                        self.orientation[inputs.index(name)], ALLOWANCES.get(name, 0.0))
+                       for name, weight in PRIORS.items() if name in inputs]
 
     @property
     def input_names(self) -> list[str]:
@@ -200,11 +207,11 @@ class PairClassifier:
         return [p + name for p in prefixes for name in names] + self.gate.gated_names
 
     def log_factors(self, X: np.ndarray) -> np.ndarray:
-        """(rows, oriented inputs): each input's log typicality factor, plus its fixed prior's beta x value, a
-        value <= 0 (0 for a missing one) or minus a mismatch."""
+        """(rows, oriented inputs): each input's log typicality factor, plus its fixed prior's beta x min(0, value
+        oriented + allowance) (0 for a missing value)."""
         factors = self.typicality_.log_factors(X)
-        for column, j, weight, direction in self.priors:
-            factors[:, column] += weight * np.minimum(direction * np.nan_to_num(X[:, j]), 0.0)
+        for column, j, weight, direction, allowance in self.priors:
+            factors[:, column] += weight * np.minimum(direction * np.nan_to_num(X[:, j]) + allowance, 0.0)
         return factors
 
     def inputs(self, F: np.ndarray) -> np.ndarray:
@@ -312,18 +319,7 @@ class PairClassifier:
         return self.predict_with_reasons(F)[1]
 
     def predict_with_reasons(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(``predict_proba(F)``, ``weakest(F)``), computing the inputs once.
-
-        Parameters
-        ----------
-        F : array of shape (n, len(names))
-            The feature rows.
-
-        Returns
-        -------
-        tuple of two arrays of shape (n,)
-            The probabilities and the indices into ``expanded_names``.
-        """
+        """(``predict_proba(F)``, ``weakest(F)``) of the feature rows ``F``, computing their inputs once."""
         X = self.inputs(F)
         m, typical, gate = self.margins(F, X), self.log_factors(X), self.gate.factors(F)
         fired = np.argmin(m, axis=1)

@@ -143,6 +143,10 @@ class LearnConfig:
                                     "that are UTF-8 read with the wrong code page (Ã© for é): a fixed prior, so "
                                     "that mojibake lowers the score even when no training noise had it (0: off)",
                                     Range(0, 10))
+    length_weight: float = option(0.5, "the score is multiplied by exp(-beta d) for the distance d of the pair's "
+                                  "character ratio from the corpus's typical one at its length, in units of the "
+                                  "ratio's spread there, beyond 2.5 of them: a fixed prior, so that cut or joined "
+                                  "text lowers the score even when no training noise had it (0: off)", Range(0, 10))
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
                              "clean sampled sides of the same length (those that the other features, without the "
