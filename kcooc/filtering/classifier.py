@@ -18,15 +18,12 @@ read them):
   low whatever the synthetic noise taught (the word fluency of each side is in this factor only: in the
   model it outweighed every other feature against the training noise, which breaks word order on
   purpose, and cost clean pairs of rare words their rank);
-* the fixed priors, exp(beta_o swaps_tgt + beta_s spelling_tgt - beta_m (numbers_mismatch +
-  placeholders_mismatch) - beta_e (encoding_src + encoding_tgt) - beta_l (max(0, char_ratio_above - 2.5) +
-  max(0, char_ratio_below - 2.5))): the target's log ratios (<= 0) of its word order and its spelling under
-  the corpus's own counts (word_typicality.py), whether the sides' numbers or placeholders differ (0 / 1,
-  mismatch.py), log(1 + misdecoded letters) of each side (damage.py) and how far beyond 2.5 of its spreads
-  the character ratio lies from the typical one at the pair's length (ratios.py), with fixed weights,
-  because the model weighed each far below what it alone knew: the synthetic noise has misordered words as
-  one kind of ten and neither dropped diacritics nor mojibake, and a model trained without changed numbers
-  (or cut text) gave a mismatch (the ratio's distance) little weight;
+* the fixed priors (priors.py) on the target's word order and spelling, mismatched numbers and
+  placeholders, mojibake, the character ratio's and the alignment likelihoods' distances from their
+  typical values at the pair's length, with fixed weights, because the model weighed each far below what it
+  alone knew: the synthetic noise has misordered words as one kind of ten and neither dropped diacritics
+  nor mojibake, and a model trained without changed numbers, cut text or misaligned pairs gave the
+  mismatch, the ratio or the alignment little weight;
 * with a declared target language, the language gate (gate.py), which trusts the identifier as much as
   it proved reliable on clean pairs of that length; the source side's posterior is one of the model's
   inputs and, with ``source_language_prior``, a gentler gate.
@@ -43,6 +40,7 @@ import numpy as np
 from ..errors import InputError, check_fitted
 from .gate import FOREIGN, GATED, LanguageGate
 from .monotone import MonotoneLogistic
+from .priors import PRIORS, FixedPriors, check_weights
 from .ratios import RATIOS, RatioDistances
 from .typicality import Typicality, feature_noise
 
@@ -61,11 +59,6 @@ ORIENTATION = {
 TYPICALITY_ONLY = ("words_src", "words_tgt", "swaps_src")
 LENGTH = "tgt_chars"  # the input that modulates the model's slopes
 TARGET_WORDS = ("spelling_tgt", "swaps_tgt")  # the inputs of typicality_word_share
-PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight",  # the fixed priors' inputs and weights
-          "numbers_mismatch": "mismatch_weight", "placeholders_mismatch": "mismatch_weight",
-          "encoding_src": "encoding_weight", "encoding_tgt": "encoding_weight",
-          "char_ratio_above": "length_weight", "char_ratio_below": "length_weight"}
-ALLOWANCES = {"char_ratio_above": 2.5, "char_ratio_below": 2.5}  # the free part of a prior's input (else 0)
 
 
 class PairClassifier:
@@ -97,14 +90,9 @@ class PairClassifier:
         The typicality factor's a_j, of the length ratios' distances above and below their typical value
         (``typicality_length_share``), of the target's spelling and swaps (``typicality_word_share``) and of
         every other input (``typicality_share``), and its w (typicality.Typicality).
-    order_weight, spelling_weight, mismatch_weight, encoding_weight, length_weight : float, default 0.3, 0.5, \
-2.0, 3.0, 0.5
-        beta_o, beta_s, beta_m, beta_e, beta_l: the log score gains beta_o x ``swaps_tgt`` (the target's
-        log-likelihood ratio <= 0 of its words against their likeliest other local order under the corpus's
-        bigram models), beta_s x ``spelling_tgt`` (the log share <= 0 of its least usual word among the corpus's
-        spellings of it), -beta_m for each of ``numbers_mismatch``, ``placeholders_mismatch`` that is 1, -beta_e
-        x ``encoding_src`` and ``encoding_tgt`` (log(1 + misdecoded letters)) and -beta_l x the character
-        ratio's distance from its typical value beyond ``ALLOWANCES`` (2.5 spreads), whatever the training taught.
+    order_weight, spelling_weight, mismatch_weight, encoding_weight, length_weight, alignment_weight : float, \
+default 0.3, 0.5, 2.0, 3.0, 0.5, 0.3
+        The fixed priors' weights (priors.py says on what each acts).
 
     Attributes
     ----------
@@ -114,6 +102,8 @@ class PairClassifier:
         The typicality factor, fitted on the clean rows.
     gate : LanguageGate
         The language gate, fitted on the clean rows.
+    priors_ : FixedPriors
+        The fixed priors, with the alignment likelihoods' typical values at each length fitted on the clean rows.
     ratios_ : RatioDistances
         Each length ratio's typical value and spread at each length, fitted on the clean rows (ratios.py).
     reference_ : array
@@ -151,7 +141,8 @@ class PairClassifier:
                  feature_noise_tail: float = 0.02, typicality_share: float = 0.003,
                  typicality_length_share: float = 0.02, typicality_weight: float = 0.5,
                  typicality_word_share: float = 0.02, order_weight: float = 0.3, spelling_weight: float = 0.5,
-                 mismatch_weight: float = 2.0, encoding_weight: float = 3.0, length_weight: float = 0.5):
+                 mismatch_weight: float = 2.0, encoding_weight: float = 3.0, length_weight: float = 0.5,
+                 alignment_weight: float = 0.3):
         unknown = sorted(set(names) - set(ORIENTATION) - set(RATIOS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
@@ -159,12 +150,9 @@ class PairClassifier:
         self.feature_noise, self.feature_noise_tail = feature_noise, feature_noise_tail
         self.typicality_share, self.typicality_weight = typicality_share, typicality_weight
         self.typicality_length_share, self.typicality_word_share = typicality_length_share, typicality_word_share
-        weights = {"order_weight": order_weight, "spelling_weight": spelling_weight, "mismatch_weight": mismatch_weight,
-                   "encoding_weight": encoding_weight, "length_weight": length_weight}
-        for weight in weights.values():  # a saved model's header holds them too
-            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 10:
-                raise InputError(f"the fixed priors' weights must be numbers in [0, 10], not {weight!r}")
-        self.weights = weights
+        self.weights = check_weights({"order_weight": order_weight, "spelling_weight": spelling_weight,
+                                      "mismatch_weight": mismatch_weight, "encoding_weight": encoding_weight,
+                                      "length_weight": length_weight, "alignment_weight": alignment_weight})
         self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated)
         self.columns = [k for k, name in enumerate(self.names)  # a side's foreign letters: the gate's alone
                         if name not in self.gate.gated and name not in FOREIGN.values()]
@@ -174,10 +162,6 @@ class PairClassifier:
         self.model_inputs = np.array([name not in TYPICALITY_ONLY for name in inputs])
         self.length = int(np.count_nonzero(self.model_inputs[: inputs.index(LENGTH)])) if LENGTH in inputs else None
         self.reasons = np.flatnonzero(self.orientation != 0)  # what ``weakest`` can name besides a gated language
-        # each fixed prior: (its column among the oriented inputs, its input column, its weight, direction, allowance)
-        self.priors = [(int(np.searchsorted(self.reasons, inputs.index(name))), inputs.index(name), weights[weight],
-                        self.orientation[inputs.index(name)], ALLOWANCES.get(name, 0.0))
-                       for name, weight in PRIORS.items() if name in inputs]
 
     @property
     def input_names(self) -> list[str]:
@@ -207,12 +191,8 @@ class PairClassifier:
         return [p + name for p in prefixes for name in names] + self.gate.gated_names
 
     def log_factors(self, X: np.ndarray) -> np.ndarray:
-        """(rows, oriented inputs): each input's log typicality factor, plus its fixed prior's beta x min(0, value
-        oriented + allowance) (0 for a missing value)."""
-        factors = self.typicality_.log_factors(X)
-        for column, j, weight, direction, allowance in self.priors:
-            factors[:, column] += weight * np.minimum(direction * np.nan_to_num(X[:, j]) + allowance, 0.0)
-        return factors
+        """(rows, oriented inputs): each input's log typicality factor plus its log fixed prior."""
+        return self.typicality_.log_factors(X) + self.priors_.log_factors(X)[:, self.reasons]
 
     def inputs(self, F: np.ndarray) -> np.ndarray:
         """The input rows of the feature rows ``F``."""
@@ -253,6 +233,7 @@ class PairClassifier:
         X = self.inputs(F)
         self.reference_ = np.nan_to_num(np.nanmedian(X[clean], axis=0))
         self.typicality_ = Typicality(self.orientation, self.typicality_shares, self.typicality_weight).fit(X[clean])
+        self.priors_ = FixedPriors(self.input_names, self.orientation, self.weights).fit(X[clean])
         model_X, orientation = X[:, self.model_inputs], self.orientation[self.model_inputs]
         noise = feature_noise(model_X[clean], orientation, self.feature_noise, self.feature_noise_tail,
                               np.random.default_rng([self.seed, 2]))
@@ -352,6 +333,7 @@ class PairClassifier:
                   "typicality": typical_params, **gate_params,
                   "models": [model_params for model_params, _ in models]}
         arrays = {"reference": self.reference_, **{f"ratio_{k}": v for k, v in self.ratios_.arrays().items()},
+                  **{f"prior_{k}": v for k, v in self.priors_.arrays().items()},
                   **gate_arrays,
                   **{f"typicality_{k}": v for k, v in typical_arrays.items()},
                   **{f"model{k}_{name}": v for k, (_, model_arrays) in enumerate(models)
@@ -362,7 +344,7 @@ class PairClassifier:
     def from_state(cls, params: dict, arrays: dict[str, np.ndarray]) -> "PairClassifier":
         """The classifier ``state`` wrote (InputError if its parts do not fit together)."""
         typical = params["typicality"]
-        if not set(PRIORS.values()) <= set(params) or "ratio_centres" not in arrays:
+        if not set(PRIORS.values()) <= set(params) or not {"ratio_centres", "prior_centres"} <= set(arrays):
             raise InputError("the classifier was saved by an older kcooc (without a fixed prior or the length ratios "
                              "read at each length): train and save it again")
         model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"],
@@ -377,6 +359,8 @@ class PairClassifier:
         model.reference_ = arrays["reference"]
         model.ratios_ = RatioDistances.from_arrays(model.names, {k[6:]: v for k, v in arrays.items()
                                                                  if k.startswith("ratio_")})
+        model.priors_ = FixedPriors.from_arrays(model.input_names, model.orientation, model.weights,
+                                                {k[6:]: v for k, v in arrays.items() if k.startswith("prior_")})
         model.typicality_ = Typicality.from_state(model.orientation, typical,
                                                   {name: arrays.get(f"typicality_{name}", np.zeros(0))
                                                    for name in ("quantiles", "shares")})

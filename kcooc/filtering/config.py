@@ -147,6 +147,11 @@ class LearnConfig:
                                   "character ratio from the corpus's typical one at its length, in units of the "
                                   "ratio's spread there, beyond 2.5 of them: a fixed prior, so that cut or joined "
                                   "text lowers the score even when no training noise had it (0: off)", Range(0, 10))
+    alignment_weight: float = option(0.3, "the score is multiplied by exp(-beta d) for the distance d of each side's "
+                                     "alignment log-likelihood below the typical one of the sample's pairs of its "
+                                     "length, in units of its spread there, beyond 2 of them: a fixed prior, so "
+                                     "that a well-formed target of another segment lowers the score even when no "
+                                     "training noise was like it (0: off)", Range(0, 10))
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
                              "clean sampled sides of the same length (those that the other features, without the "

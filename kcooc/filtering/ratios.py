@@ -17,6 +17,9 @@ own units (m constant, s = 1): counted in whole words, a short pair's ratio take
 standardised they ranked truncated and joined targets worse, not better. A share's s_b is at least
 ``SCALE_FLOOR`` times the whole sample's (a share whose ratios nearly all agree is no reason for a huge
 distance), and 1 where the sample's is 0.
+
+The fixed priors (priors.py) read the alignment likelihoods the same way: how far below the value
+typical of the corpus's pairs of its length a pair's lies, in units of the spread there.
 """
 
 from __future__ import annotations
@@ -41,11 +44,14 @@ class RatioDistances:
     ----------
     names : list of str
         The feature of every column; the ratios among them are the ones transformed.
+    ratios, standardised : tuple of str, default RATIOS, STANDARDISED
+        The columns transformed, and those of them read at the pair's length in units of their spread.
     """
 
-    def __init__(self, names: list[str]):
-        self.columns = [k for k, name in enumerate(names) if name in RATIOS]
-        self.standardised = [names[k] in STANDARDISED for k in self.columns]
+    def __init__(self, names: list[str], ratios: tuple[str, ...] = RATIOS,
+                 standardised: tuple[str, ...] = STANDARDISED):
+        self.columns = [k for k, name in enumerate(names) if name in ratios]
+        self.standardised = [names[k] in standardised for k in self.columns]
         self.lengths = [names.index(name) for name in LENGTHS if name in names]
 
     def _length(self, F: np.ndarray) -> np.ndarray:
@@ -96,15 +102,17 @@ class RatioDistances:
         return {"centres": self.centres_, "medians": self.medians_, "scales": self.scales_}
 
     @classmethod
-    def from_arrays(cls, names: list[str], arrays: dict[str, np.ndarray]) -> "RatioDistances":
-        model = cls(names)
+    def from_arrays(cls, names: list[str], arrays: dict[str, np.ndarray], ratios: tuple[str, ...] = RATIOS,
+                    standardised: tuple[str, ...] = STANDARDISED, prefix: str = "ratio") -> "RatioDistances":
+        """The model ``arrays`` holds (saved as ``{prefix}_centres``, ...: InputError naming them if unsound)."""
+        model = cls(names, ratios, standardised)
         centres, medians, scales = (arrays.get(key, np.zeros(0)) for key in ("centres", "medians", "scales"))
         bins = centres.shape[0] if centres.ndim == 1 else -1
         if not (0 < bins <= LENGTH_BINS and medians.shape == scales.shape == (len(model.columns), bins)
                 and all(np.isfinite(a).all() for a in (centres, medians, scales))
                 and np.all(np.diff(centres) > 0) and np.all(scales > 0)):
-            raise InputError("classifier arrays 'ratio_*' are missing or are not increasing lengths, finite medians "
-                             "and positive scales")
+            raise InputError(f"classifier arrays '{prefix}_*' are missing or are not increasing lengths, finite "
+                             "medians and positive scales")
         model.centres_, model.medians_, model.scales_ = centres, medians, scales
         return model
 

@@ -1,0 +1,91 @@
+"""The fixed priors of the learned score (classifier.py): factors on the inputs whose evidence the model,
+trained on synthetic noise, weighs far below what the input alone knows (docs/filtering.md, "Fixed
+priors", says what each found).
+
+Each prior multiplies the score by exp(beta min(0, v + t)), whatever the training taught: beta its
+weight (``PRIORS``: the ``learn.*_weight`` that sets it), t its allowance (``ALLOWANCES``, else 0) and v
+the input oriented so that lower is worse:
+
+* ``swaps_tgt``, ``spelling_tgt``: the target's log ratios (<= 0) of its word order and its spelling
+  under the corpus's own counts (word_typicality.py);
+* ``numbers_mismatch``, ``placeholders_mismatch``: minus 1 when the sides' numbers or placeholders
+  differ (mismatch.py); ``encoding_src``, ``encoding_tgt``: minus log(1 + misdecoded letters) (damage.py);
+* ``char_ratio_above``, ``char_ratio_below``: minus the character ratio's distance from its typical
+  value at the pair's length, in units of its spread there (ratios.py), free up to 2.5 spreads;
+* ``align_tgt``, ``align_src`` (``READ_AT_LENGTH``): minus how far the alignment log-likelihood lies
+  below the value typical of the sample's pairs of the pair's length, in units of its spread there
+  (ratios.RatioDistances fitted here), free up to 2 spreads.
+
+A missing value (NaN) is no evidence: factor 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+from .ratios import RatioDistances
+
+PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight",
+          "numbers_mismatch": "mismatch_weight", "placeholders_mismatch": "mismatch_weight",
+          "encoding_src": "encoding_weight", "encoding_tgt": "encoding_weight",
+          "char_ratio_above": "length_weight", "char_ratio_below": "length_weight",
+          "align_tgt": "alignment_weight", "align_src": "alignment_weight"}
+ALLOWANCES = {"char_ratio_above": 2.5, "char_ratio_below": 2.5, "align_tgt": 2.0, "align_src": 2.0}
+READ_AT_LENGTH = ("align_tgt", "align_src")
+
+
+def check_weights(weights: dict) -> dict:
+    """``weights`` (each ``PRIORS`` weight by name), refused unless each is a number in [0, 10]."""
+    missing = sorted(set(PRIORS.values()) - set(weights))
+    if missing:
+        raise InputError(f"the fixed priors' weights {', '.join(missing)} are missing")
+    for weight in weights.values():  # a saved model's header holds them too
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 10:
+            raise InputError(f"the fixed priors' weights must be numbers in [0, 10], not {weight!r}")
+    return dict(weights)
+
+
+class FixedPriors:
+    """The fixed priors on input rows (columns named by ``names``, oriented by ``orientation``);
+    ``fit`` on the clean rows (the typical alignment likelihood at each length), then ``log_factors``.
+
+    Parameters
+    ----------
+    names : list of str
+        The classifier's input names.
+    orientation : array of {-1, 0, 1}
+        Each input's direction (+1: larger is cleaner).
+    weights : dict
+        beta of each ``PRIORS`` weight name (check_weights).
+    """
+
+    def __init__(self, names: list[str], orientation: np.ndarray, weights: dict):
+        self.names, self.weights = list(names), check_weights(weights)
+        self.columns = [(self.names.index(name), self.weights[weight], int(orientation[self.names.index(name)]),
+                         ALLOWANCES.get(name, 0.0)) for name, weight in PRIORS.items() if name in self.names]
+        self.typical = RatioDistances(self.names, READ_AT_LENGTH, READ_AT_LENGTH)
+
+    def fit(self, X: np.ndarray) -> "FixedPriors":
+        self.typical.fit(X)
+        return self
+
+    def log_factors(self, X: np.ndarray) -> np.ndarray:
+        """(rows, inputs): each input's log prior beta min(0, v + t), 0 for an input without one."""
+        X = np.asarray(X, dtype=np.float64)
+        below = dict(zip((self.names[k] for k in self.typical.columns), self.typical.transform(X)[1::2]))
+        factors = np.zeros(X.shape)
+        for j, weight, direction, allowance in self.columns:
+            value = -below[self.names[j]] if self.names[j] in below else direction * X[:, j]
+            factors[:, j] = weight * np.minimum(np.nan_to_num(value) + allowance, 0.0)
+        return factors
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return self.typical.arrays()
+
+    @classmethod
+    def from_arrays(cls, names: list[str], orientation: np.ndarray, weights: dict,
+                    arrays: dict[str, np.ndarray]) -> "FixedPriors":
+        priors = cls(names, orientation, weights)
+        priors.typical = RatioDistances.from_arrays(names, arrays, READ_AT_LENGTH, READ_AT_LENGTH, prefix="prior")
+        return priors
