@@ -91,6 +91,11 @@ def load(path: str, kind: str, read: Callable[[dict, dict], T] | None = None) ->
         raise InputError(f"{path}: invalid {kind} model: {what}") from None
 
 
+def part(arrays: dict[str, np.ndarray], prefix: str) -> dict[str, np.ndarray]:
+    """The arrays whose names start with ``prefix``, named without it (one part of a saved model)."""
+    return {name[len(prefix):]: value for name, value in arrays.items() if name.startswith(prefix)}
+
+
 def _not_finite(constant: str) -> None:
     raise ValueError(f"{constant} in the header")
 

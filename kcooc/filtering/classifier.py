@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..artifact import part
 from ..errors import InputError, check_fitted
 from .gate import FOREIGN, GATED, LanguageGate
 from .monotone import MonotoneLogistic
@@ -357,19 +358,17 @@ default 0.3, 0.5, 2.0, 3.0, 0.5, 0.3
         if arrays.get("reference", np.zeros(0)).shape != (len(model.input_names),):
             raise InputError("classifier array 'reference' is missing or has the wrong shape")
         model.reference_ = arrays["reference"]
-        model.ratios_ = RatioDistances.from_arrays(model.names, {k[6:]: v for k, v in arrays.items()
-                                                                 if k.startswith("ratio_")})
+        model.ratios_ = RatioDistances.from_arrays(model.names, part(arrays, "ratio_"))
         model.priors_ = FixedPriors.from_arrays(model.input_names, model.orientation, model.weights,
-                                                {k[6:]: v for k, v in arrays.items() if k.startswith("prior_")})
+                                                part(arrays, "prior_"))
         model.typicality_ = Typicality.from_state(model.orientation, typical,
                                                   {name: arrays.get(f"typicality_{name}", np.zeros(0))
                                                    for name in ("quantiles", "shares")})
         models = []
         for k, model_params in enumerate(params["models"]):
             prefix = f"model{k}_"
-            part = {name[len(prefix):]: value for name, value in arrays.items() if name.startswith(prefix)}
             try:
-                fitted = MonotoneLogistic.from_state(model_params, part)
+                fitted = MonotoneLogistic.from_state(model_params, part(arrays, prefix))
             except KeyError as exc:
                 raise InputError(f"classifier array '{prefix}{exc.args[0]}' is missing") from None
             if not np.array_equal(fitted.orientation, model.orientation[model.model_inputs]):

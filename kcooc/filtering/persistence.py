@@ -71,16 +71,14 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: l
         raise InputError(f"{path}: its features are not this run's (missing: {', '.join(missing) or '-'}; not used: "
                          f"{', '.join(extra) or '-'}): a model saved by another kcooc version or with other "
                          "languages or learn.languages; train and save it again", key="model")
-    def part(prefix: str) -> dict[str, np.ndarray]:
-        return {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
-
     try:
         check_header(header)
-        model = PHSIC.from_artifact({"model": header["phsic"], "config": header["config"]}, part("phsic_"))
-        counts = CorpusCounts(**part("counts_"))
-        sentences = SentenceCounts(**part("sentences_"))
-        alignment = AlignmentModel.from_arrays(part("alignment_"))
-        classifier = PairClassifier.from_state(header["classifier"], part("classifier_"))
+        model = PHSIC.from_artifact({"model": header["phsic"], "config": header["config"]},
+                                    artifact.part(arrays, "phsic_"))
+        counts = CorpusCounts(**artifact.part(arrays, "counts_"))
+        sentences = SentenceCounts(**artifact.part(arrays, "sentences_"))
+        alignment = AlignmentModel.from_arrays(artifact.part(arrays, "alignment_"))
+        classifier = PairClassifier.from_state(header["classifier"], artifact.part(arrays, "classifier_"))
         encoders = header["encoders"]
     except (KeyError, TypeError) as exc:
         raise InputError(f"{path}: incomplete filter model ({exc})") from None
