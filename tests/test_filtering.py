@@ -562,6 +562,17 @@ def naive_token_list(sentence, lower=True):
     return tokens
 
 
+def naive_arguments(sentence):
+    """Whether each token of naive_token_list(sentence) follows %, $ or { or starts with a digit 0-9."""
+    flags, before, inside = [], "", False
+    for c in sentence.lower() + " ":
+        token_char = not (ord(c) < 0x10000 and (SEPARATORS[ord(c)] or CJK[ord(c)]))
+        if (token_char and not inside) or (ord(c) < 0x10000 and CJK[ord(c)]):
+            flags.append(before in "%${" and before != "" or "0" <= c <= "9")
+        inside, before = token_char, c
+    return flags
+
+
 def naive_trigrams(sentence, buckets):
     text = sentence.lower() + "\n"
     out = []
@@ -707,7 +718,9 @@ def test_corpus_features_equal_a_per_pair_reference():
     from kcooc.filtering.word_typicality import SHAPE_BUCKETS
 
     src, tgt = excerpt(200)
-    spelled = [("The size of the street", "Die Größe der Straße"), ("Size and street", "Größe und Straße"),
+    spelled = [("%s is not supported", "%s unterstützt nicht"), ("%3d%% done", "%3d%% erledigt"),
+               ("{0} files", "{0} Dateien 2"), ("$HOME is not set", "$HOME nicht gesetzt"),
+               ("The size of the street", "Die Größe der Straße"), ("Size and street", "Größe und Straße"),
                ("The size", "Die Grosse"), ("Window already created", "Fenêtre déjà créée"),
                ("Window", "fenetre deja creee"), ("Source", "źródło"), ("Source", "zrodlo"),
                ("could not open the file", "Datei"), ("open the window", "Fenster"), ("the open could not", "Datei"),
@@ -807,6 +820,7 @@ def test_corpus_features_equal_a_per_pair_reference():
 
         sequence = [0] + [word for _, word in naive_words(text, word_buckets)] + [0]
         shaped = [0] + [shape for _, shape in naive_shapes(text)] + [0]
+        arguments = naive_arguments(text)
         word_term = log_terms(sequence, words, bigrams, word_buckets)
         shape_term = log_terms(shaped, shapes, shape_bigrams, SHAPE_BUCKETS)
         values, n = [0.0], len(sequence) - 2
@@ -818,6 +832,7 @@ def test_corpus_features_equal_a_per_pair_reference():
                               - word_term(0, after) - word_term(last, first) - word_term(before, 0))
             elif sequence[k - 1] != sequence[k]:  # the words' part only where the corpus has both elsewhere
                 seen = min(without(words, side, sequence[k - 1], text), without(words, side, sequence[k], text)) >= 1
+                seen = seen and not (arguments[k - 2] or arguments[k - 1])  # nor a placeholder's name or number
                 values.append((swap(word_term, sequence, k) if seen else 0.0) + swap(shape_term, shaped, k))
         return min(values) if without_spaces else min(values) / math.sqrt(max(n, 1))
 
@@ -844,6 +859,16 @@ def test_swaps_see_word_shapes_where_the_words_are_new():
     model = corpus.CorpusModel(corpus.CorpusCounts.count(["x"] * len(tgt), tgt, 512, 1 << 16))
     swaps = model.features(["x", "x"], ["Ordner laden", "laden Ordner"])[:, 7]
     assert swaps[0] == 0 and swaps[1] < -2
+
+
+def test_a_swap_with_a_placeholder_or_a_number_counts_the_shapes_only():
+    """Where a translation puts an argument follows its message, not the language's order: the corpus writes
+    'öffnet %s' and 's' as a word, and 's öffnet' looks swapped while '%s öffnet' and '3 öffnet' are judged by
+    their shapes alone."""
+    tgt = ["öffnet %s", "lädt %s", "druckt %s", "kopiert %s", "sortiert %s", "öffnet 3", "lädt 3", "s s"] * 3
+    model = corpus.CorpusModel(corpus.CorpusCounts.count(["x"] * len(tgt), tgt, 512, 1 << 16))
+    swaps = model.features(["x"] * 3, ["s öffnet", "%s öffnet", "3 öffnet"])[:, 7]
+    assert swaps[0] < swaps[1] - 1 and swaps[0] < swaps[2] - 1 and (swaps <= 0).all()
 
 
 def test_a_synthetic_example_is_scored_as_if_it_stood_in_the_corpus_in_its_originals_place():

@@ -20,7 +20,7 @@ from ..encoders import lower_bound
 from ..hashing import mix64, splitmix64
 from ..text import lowered
 from .sentences import Multiset, SentenceCounts, sentence_keys, without_own
-from .tokens import token_ids
+from .tokens import argument_tokens, token_ids
 from .word_typicality import (
     SHAPE_BUCKETS,
     WORD_TYPICALITY_FEATURES,
@@ -269,7 +269,8 @@ class CorpusModel:
                                         original and original["shape_bigrams"])
         return (self.fluency(text, side, own, original), self.word_fluency(bigrams, contexts, words, sentence, side, n),
                 spelling(text, word, sentence, words, counts.accented[side]),
-                swaps(word_model, shape_model, words >= 1, unspaced(text), self.interpolation, self.order_smoothing))
+                swaps(word_model, shape_model, (words >= 1) & ~argument_tokens(text), unspaced(text),
+                      self.interpolation, self.order_smoothing))
 
     @staticmethod
     def bigram_model(tokens: tuple, token_counts: np.ndarray, unigrams: np.ndarray, bigrams: np.ndarray, total: int,

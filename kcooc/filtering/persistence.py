@@ -32,8 +32,9 @@ KIND = "filter"
 # spaced side's swaps are divided by the square root of its words; 11: a swap with a word the corpus has
 # nowhere else leaves the words' part out; 12: the alignment sees each word's stem, its first 4 code points or 2
 # Hangul syllables; 13: the swaps' bigram counts are smoothed by adding 1/2; 14: a misdecoded letter of
-# three UTF-8 bytes needs both continuation bytes).
-FEATURE_VERSION = 14
+# three UTF-8 bytes needs both continuation bytes; 15: a swap with a placeholder's name or a number leaves the
+# words' part out).
+FEATURE_VERSION = 15
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,

@@ -39,6 +39,17 @@ def folded_tokens(text: tuple, buckets: int, fold: np.ndarray) -> tuple[np.ndarr
 
 
 IDENTITY = np.arange(1 << 16, dtype=np.int32)
+ARGUMENT_MARKS = np.array([ord("%"), ord("$"), ord("{")])
+
+
+def argument_tokens(text: tuple) -> np.ndarray:
+    """Whether each token of ``token_ids(text)`` (same order) stands for a program's argument rather than a
+    word: it follows ``%``, ``$`` or ``{`` (a placeholder's name: ``%s``, ``$HOME``, ``{0}``) or starts with an
+    ASCII digit (a number, a width such as ``%3d``'s)."""
+    codes, sentence_of, n = text
+    starts, _, _ = token_bounds(codes, sentence_of, n, SEPARATORS, CJK)
+    first = codes[starts]
+    return ((starts > 0) & np.isin(codes[np.maximum(starts - 1, 0)], ARGUMENT_MARKS)) | ((first >= 48) & (first <= 57))
 
 
 @numba.njit(cache=True, nogil=True)

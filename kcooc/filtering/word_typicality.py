@@ -32,7 +32,10 @@ factor of 3, not of 1 / (b p(w)), about a thousand: without it, a short clean ph
 the corpus has only in it, such as the Korean ``클래스 목록`` (class list), looks more misordered than
 most misordered targets whenever its words start and end other phrases a few times; 0 where v or w is a
 word the corpus has nowhere else: every bigram with it is unseen in either order, so the test only weighs
-whether the other word goes better with u or with x, not the two words' order), added to the same swap under
+whether the other word goes better with u or with x, not the two words' order; 0 too where v or w is a
+placeholder's name or a number (tokens.argument_tokens: ``%s``, ``$HOME``, ``{0}``, ``42``): where a
+translation puts an argument follows the message and its English source, not the language's word order,
+and ``%s unterstützt nicht`` or ``%s 님을 %s 님으로`` looked misordered), added to the same swap under
 the same model of the words' *shapes* (``shape_ids``: whether a word starts with a capital, and its last
 two letters), which a few thousand short sentences count often enough to know where a language
 puts a capitalised noun, a lower-case infinitive or a case ending even when they never had the words;
@@ -181,18 +184,18 @@ def order_margins(model: Bigrams, interpolation: float, smoothing: float, cuts: 
     return margins
 
 
-def swaps(words: Bigrams, shapes: Bigrams, elsewhere: np.ndarray, unspaced: np.ndarray, interpolation: float,
+def swaps(words: Bigrams, shapes: Bigrams, testable: np.ndarray, unspaced: np.ndarray, interpolation: float,
           smoothing: float) -> np.ndarray:
-    """Each sentence's lowest swap(k) of its words (0 where one of the two is a word the corpus has nowhere else)
-    plus that of their shapes and 0, divided by the square root of its words, or its lowest rotation(k) of its
-    words and 0 where ``unspaced`` (module docstring; ``interpolation`` b, ``smoothing`` d). ``words``,
-    ``shapes``: the same tokens' ids and shapes; ``elsewhere``: whether the corpus has each word besides the
-    sentence's own occurrences."""
+    """Each sentence's lowest swap(k) of its words (0 where one of the two is not ``testable``) plus that of their
+    shapes and 0, divided by the square root of its words, or its lowest rotation(k) of its words and 0 where
+    ``unspaced`` (module docstring; ``interpolation`` b, ``smoothing`` d). ``words``, ``shapes``: the same tokens'
+    ids and shapes; ``testable``: whether each word is one the corpus has besides the sentence's own occurrences,
+    and no placeholder's name or number."""
     cuts = np.flatnonzero(words.previous > 0)
     rows = words.sentence[cuts]
     rotate = unspaced[rows]
     values = order_margins(words, interpolation, smoothing, cuts, rotate)
-    values[~rotate & ~(elsewhere[cuts - 1] & elsewhere[cuts])] = 0.0  # a word the corpus has nowhere else
+    values[~rotate & ~(testable[cuts - 1] & testable[cuts])] = 0.0  # a word nowhere else, an argument
     spaced = np.flatnonzero(~rotate)
     kept = ~unspaced[shapes.sentence]  # the shapes of the sides with spaces (their cuts in the same order)
     shapes = shapes._replace(previous=shapes.previous[kept], token=shapes.token[kept], sentence=shapes.sentence[kept],
