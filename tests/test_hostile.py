@@ -188,6 +188,28 @@ def test_signal_ends_the_run_cleanly(name, signum, code, inputs, tmp_path):
     assert_gone(children | {process.pid})
 
 
+@pytest.mark.parametrize("signal_error,code", [("Terminated", 143), ("KeyboardInterrupt", 130), (None, 1)])
+def test_a_signal_a_library_wrapped_still_ends_the_run_as_that_signal(signal_error, code, capsys):
+    """A compiled module built with pybind11 (matplotlib's, for ca plot) turns an exception raised while it
+    initialises into ImportError "initialization failed": a SIGTERM landing then still exits 143 (SIGINT
+    130), not 1 as a failure; an ImportError of its own stays a failure."""
+    from kcooc import errors
+    from kcooc.cli.runtime import guarded
+
+    def importing():
+        try:
+            if signal_error:
+                raise getattr(errors, signal_error, KeyboardInterrupt)()
+            raise OSError("libfreetype.so.6: cannot open shared object file")
+        except BaseException as exc:
+            raise ImportError("initialization failed") from exc
+
+    with pytest.raises(SystemExit) as ended:
+        guarded(importing)()
+    assert ended.value.code == code
+    assert ("initialization failed" in capsys.readouterr().err) == (code == 1)
+
+
 @pytest.mark.parametrize("name", RUNS)
 def test_next_run_removes_what_a_killed_run_left(name, inputs, tmp_path):
     """SIGKILL (nothing can clean up), plus temporaries named as a run names them with the dead pid; the

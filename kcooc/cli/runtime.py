@@ -69,20 +69,13 @@ def guarded(command: Callable) -> Callable:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(0)
         except KeyboardInterrupt as exc:  # the run has unwound: its temporaries, lock and workers are gone
-            terminated = isinstance(exc, Terminated)
-            code = 143 if terminated else 130
-            if EXIT_AT_ONCE["enabled"]:  # a reading thread may hold stdin's lock: no interpreter shutdown
-                with contextlib.suppress(SystemExit):
-                    fail("terminated (SIGTERM)" if terminated else "interrupted (SIGINT)", code)
-                logging.shutdown()
-                for stream in (sys.stdout, sys.stderr):
-                    with contextlib.suppress(Exception):
-                        stream.flush()
-                os._exit(code)
-            fail("terminated (SIGTERM)" if terminated else "interrupted (SIGINT)", code)
+            interrupted(exc)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
         except Exception as exc:  # noqa: BLE001 - the contract is "never a traceback" (unless asked: -v)
+            signalled = interrupt_behind(exc)
+            if signalled is not None:  # a library wrapped it (pybind11: ImportError "initialization failed")
+                interrupted(signalled)
             if os.environ.get("KCOOC_DEBUG"):
                 traceback.print_exc()
             else:
@@ -93,6 +86,33 @@ def guarded(command: Callable) -> Callable:
 
 
 EXIT_AT_ONCE = {"enabled": False}  # set by the real entry point (kcooc, python -m kcooc), never in-process
+
+
+def interrupted(exc: KeyboardInterrupt) -> NoReturn:
+    """Exit 143 after SIGTERM (:class:`Terminated`), 130 after SIGINT, once the run has unwound."""
+    terminated = isinstance(exc, Terminated)
+    code = 143 if terminated else 130
+    if EXIT_AT_ONCE["enabled"]:  # a reading thread may hold stdin's lock: no interpreter shutdown
+        with contextlib.suppress(SystemExit):
+            fail("terminated (SIGTERM)" if terminated else "interrupted (SIGINT)", code)
+        logging.shutdown()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+    fail("terminated (SIGTERM)" if terminated else "interrupted (SIGINT)", code)
+
+
+def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    """The signal's exception (signals_unwind) that ``exc`` was raised from or while handling, if any: a
+    signal that lands while a compiled module initialises comes back as that module's ImportError."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 @contextlib.contextmanager
