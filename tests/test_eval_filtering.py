@@ -209,3 +209,20 @@ def test_injected_ood_kinds_take_equal_shares(ood_corpus):
     assert (kind >= 0).sum() == round(0.3 * len(src)) and counts[len(ev.KINDS):].min() >= counts.max() - 1
     for i in np.flatnonzero(kind >= len(ev.KINDS)):
         assert (new_src[i], new_tgt[i]) == extra[names[kind[i]]][i]
+
+
+def test_description_paragraphs_keep_the_spaces_a_wrap_took():
+    """Debian descriptions are wrapped at spaces, so a wrap is a space, but where a script is written without
+    spaces (Japanese: the wrap broke nothing) and where Korean was wrapped inside a word (the index writes
+    the joined word, here more often than its rarer part)."""
+    import collections
+
+    from scripts.experiments.filtering.data_parallel import paragraphs
+
+    words = collections.Counter({"전쟁": 6, "전": 1, "쟁": 0, "기간에": 3, "초점을": 4})
+    lines = ["Простая программа для X из", "оболочки командной строки.", ".", "ゲームで、", "西洋文明の",
+             "歴史を再現", ".", "고대 전", "쟁 게임 기간에", "초점을 맞춰서", ".",
+             "Zu »TEXINPUTS«", "äquivalenter Suche"]
+    assert paragraphs(lines, words) == ["Простая программа для X из оболочки командной строки.",
+                                        "ゲームで、西洋文明の歴史を再現", "고대 전쟁 게임 기간에 초점을 맞춰서",
+                                        "Zu »TEXINPUTS« äquivalenter Suche"]

@@ -22,6 +22,7 @@ the encoder's ``split_cjk``), single-threaded so the models are reproducible.
 from __future__ import annotations
 
 import argparse
+import collections
 import glob
 import os
 import re
@@ -57,7 +58,7 @@ def index_files(lists: str, code: str) -> list[str]:
 def read_index(path: str) -> dict[str, tuple[str, list[str]]]:
     """Description-md5 -> (short description, paragraphs) from one Translation-* index."""
     text = subprocess.run(["/usr/lib/apt/apt-helper", "cat-file", path], check=True, capture_output=True).stdout
-    entries = {}
+    records = {}
     for record in text.decode("utf-8", "replace").split("\n\n"):
         md5, lines, body = None, [], False
         for line in record.split("\n"):
@@ -70,13 +71,18 @@ def read_index(path: str) -> dict[str, tuple[str, list[str]]]:
             else:
                 body = False
         if md5 and lines:
-            entries[md5] = (lines[0], paragraphs(lines[1:]))
-    return entries
+            records[md5] = lines
+    words = collections.Counter(word for lines in records.values() for line in lines[1:] for word in line.split())
+    return {md5: (lines[0], paragraphs(lines[1:], words)) for md5, lines in records.items()}
 
 
-def paragraphs(lines: list[str]) -> list[str]:
-    """Join wrapped lines into paragraphs ('.' lines separate them); no space is inserted
-    between two non-ASCII (e.g. Japanese) characters, where the wrap broke a word."""
+def paragraphs(lines: list[str], words: collections.Counter | None = None) -> list[str]:
+    """Join wrapped lines into paragraphs ('.' lines separate them). A wrap between two characters of a
+    script written without spaces (East Asian wide ones: kana, Han, their punctuation, full-width forms)
+    joins without a space; one between two Hangul syllables (Korean writes spaces, but its descriptions
+    are also wrapped inside words: ``전|쟁``) joins without one where ``words`` (the index's word counts)
+    has the joined word more often than the rarer of its two parts; any other wrap was at a space."""
+    words = words or collections.Counter()
     result, current = [], ""
     for line in lines + ["."]:
         if line.strip() == ".":
@@ -85,11 +91,24 @@ def paragraphs(lines: list[str]) -> list[str]:
             current = ""
             continue
         line = line.strip()
-        if current and line and not (current[-1].isascii() or line[0].isascii()):
+        if current and line and _unspaced_wrap(current, line, words):
             current += line
         else:
             current = f"{current} {line}" if current else line
     return result
+
+
+def _unspaced_wrap(before: str, after: str, words: collections.Counter) -> bool:
+    """Whether the wrap between the texts ``before`` and ``after`` broke no space (paragraphs)."""
+    a, b = before[-1], after[0]
+    if _hangul(a) and _hangul(b):
+        left, right = before.split()[-1], after.split()[0]
+        return words[left + right] > min(words[left], words[right])
+    return all(unicodedata.east_asian_width(c) in "WF" and not _hangul(c) for c in (a, b))
+
+
+def _hangul(c: str) -> bool:
+    return "\uac00" <= c <= "\ud7a3"
 
 
 def description_pairs(lists: str, code: str) -> list[tuple[str, str, str]]:
