@@ -649,10 +649,15 @@ def naive_damage(s, t):
         return sum(k > 0 and all(table(_CONTINUATION, c) for c in x[i + 1 : i + 1 + k]) and i + k < len(x)
                    for i, k in enumerate(needed))
 
-    def repeats(x):
+    def repeats(x):  # repeated bigrams, or the longest run of k tokens followed at once by the same k
         tokens = [naive_hash(token) % (1 << 20) for token in naive_token_list(x)]
         bigrams = list(zip(tokens, tokens[1:]))
-        return sum(b in bigrams[:k] for k, b in enumerate(bigrams)) / max(len(bigrams), 1)
+        distinct = [("argument", i) if argument else token for i, (token, argument)
+                    in enumerate(zip(tokens, naive_arguments(x)))]
+        k = max((k for k in range(1, len(tokens) // 2 + 1) for i in range(len(tokens) - 2 * k + 1)
+                 if distinct[i : i + k] == distinct[i + k : i + 2 * k]), default=0)
+        return max(sum(b in bigrams[:k] for k, b in enumerate(bigrams)) / max(len(bigrams), 1),
+                   2 * k / max(len(tokens), 1))
 
     def longest_run(x):
         runs = "".join("a" if table(LETTER, c) else " " for c in x).split()
@@ -695,6 +700,7 @@ def test_damage_features_equal_a_per_pair_reference():
 
     src, tgt = excerpt(150)
     damaged = [("Caf\u00c3\u00a9 ouvert", "Cafe open"), ("the the the the file", "die Datei die Datei  ,"),
+               ("Domain Domain", "%s: %s %d %d"), ("open a file, a file, for x", "Домен 2 Домен 2"),
                ("Tom &amp; Jerry &x", "; Tom &#38; Jerry \\u00e9"), ("Ã", "\u00e2\u20ac\u2122 x"),
                ("Czech: píše, blíž, Ãš", "í\u2022\u0153 í\u2022"),  # á í lead three bytes; Ã two
                ("a\x07b\ufffdc\ue000", "NOSPACESBETWEENTHEWORDSATALL"), ("", "ok"), ("SHOUTED TEXT", "quiet text"),

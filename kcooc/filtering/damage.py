@@ -14,8 +14,12 @@ alphabet ratio, repetition, longest common substring):
   decoded with the wrong code page (one such letter in a long line is a small share, and a certain
   defect). The lead of three bytes needs both: á, é, í are such leads, and Czech writes ``píše``,
   ``blíž`` (š and ž are cp1252 continuation bytes);
-* ``repeats_src`` / ``repeats_tgt``: share of a side's token bigrams that repeat one earlier in the
-  same side (stutter, a segment doubled);
+* ``repeats_src`` / ``repeats_tgt``: the larger of the share of a side's token bigrams that repeat one
+  earlier in the same side and the share 2k / n of its n tokens in its longest run of k tokens followed
+  at once by the same k (k up to ``REPEAT_SHIFTS``): a stutter (``набір засобів набір засобів``), a
+  segment doubled (``Домен Домен``: one word twice has no repeated bigram), what OpusFilter's
+  RepetitionFilter looks for; a placeholder's name or a number (tokens.argument_tokens) equals no other
+  token, so ``%s: %s`` repeats nothing;
 * ``long_words_src`` / ``long_words_tgt``: log(1 + letters in the side's longest run of letters)
   (words glued together by lost spaces);
 * ``spaced_src`` / ``spaced_tgt``: log(1 + n) for the longest run of n + 1 letters each written as a
@@ -40,7 +44,9 @@ import numba
 import numpy as np
 
 from ..text import CONTROL, LETTER, LOWER, SPACE, UPPER, TextStats
+from .tokens import argument_tokens
 
+REPEAT_SHIFTS = 256  # the longest immediately repeated run repeats_* looks for, in tokens
 DAMAGE_FEATURES = ("glyphs_src", "glyphs_tgt", "encoding_src", "encoding_tgt", "repeats_src", "repeats_tgt",
                    "long_words_src", "long_words_tgt", "spaced_src", "spaced_tgt", "initial_case", "caps_gap",
                    "symbols_gap", "copy")
@@ -119,10 +125,14 @@ def _misdecoded(codes, sentence_of, n, lead, continuation):  # pragma: no cover 
     return out
 
 
-def repeat_share(ids: np.ndarray, indptr: np.ndarray) -> np.ndarray:
-    """The ``repeats`` feature of each sentence from its token ids (CSR rows)."""
-    total = np.maximum(np.diff(indptr) - 1, 0)
-    return _repeated_bigrams(ids.astype(np.int64), indptr) / np.maximum(total, 1)
+def repeat_share(ids: np.ndarray, indptr: np.ndarray, arguments: np.ndarray) -> np.ndarray:
+    """The ``repeats`` feature of each sentence from its token ids (CSR rows) and which of them are
+    arguments (tokens.argument_tokens)."""
+    ids = ids.astype(np.int64)
+    tokens = np.diff(indptr)
+    bigrams = _repeated_bigrams(ids, indptr) / np.maximum(tokens - 1, 1)
+    distinct = np.where(arguments, -1 - np.arange(ids.size), ids)  # an argument equals no other token
+    return np.maximum(bigrams, 2 * _longest_repeat(distinct, indptr, REPEAT_SHIFTS) / np.maximum(tokens, 1))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -140,6 +150,23 @@ def _repeated_bigrams(ids, indptr):  # pragma: no cover - compiled
         keys[:size].sort()
         for k in range(1, size):
             out[i] += keys[k] == keys[k - 1]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _longest_repeat(ids, indptr, shifts):  # pragma: no cover - compiled
+    """Per sentence, the largest k <= ``shifts`` such that k of its tokens are followed at once by the same k."""
+    n = indptr.size - 1
+    out = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        start, end = indptr[i], indptr[i + 1]
+        for k in range(1, min((end - start) // 2, shifts) + 1):
+            run = 0
+            for j in range(start, end - k):
+                run = run + 1 if ids[j] == ids[j + k] else 0
+                if run >= k:
+                    out[i] = k
+                    break
     return out
 
 
@@ -264,7 +291,7 @@ def damage_features(s: TextStats, t: TextStats, s_tokens: tuple, t_tokens: tuple
     (s_caps, s_cased), (t_caps, t_cased) = case_share(s), case_share(t)
     s_visible, t_visible = visible_characters(s), visible_characters(t)
     columns = [glyph_share(s, s_visible), glyph_share(t, t_visible), np.log1p(misdecoded(s)), np.log1p(misdecoded(t)),
-               repeat_share(*s_tokens), repeat_share(*t_tokens),
+               repeat_share(*s_tokens, argument_tokens(texts[0])), repeat_share(*t_tokens, argument_tokens(texts[1])),
                np.log1p(longest_letter_run(s)), np.log1p(longest_letter_run(t)),
                np.log1p(spaced_letters(s)), np.log1p(spaced_letters(t)), (initial_case(s) * initial_case(t) >= 0),
                np.where(s_cased & t_cased, np.abs(s_caps - t_caps), 0.0),
