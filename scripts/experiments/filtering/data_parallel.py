@@ -76,13 +76,12 @@ def read_index(path: str) -> dict[str, tuple[str, list[str]]]:
     return {md5: (lines[0], paragraphs(lines[1:], words)) for md5, lines in records.items()}
 
 
-def paragraphs(lines: list[str], words: collections.Counter | None = None) -> list[str]:
+def paragraphs(lines: list[str], words: collections.Counter) -> list[str]:
     """Join wrapped lines into paragraphs ('.' lines separate them). A wrap between two characters of a
     script written without spaces (East Asian wide ones: kana, Han, their punctuation, full-width forms)
     joins without a space; one between two Hangul syllables (Korean writes spaces, but its descriptions
     are also wrapped inside words: ``전|쟁``) joins without one where ``words`` (the index's word counts)
     has the joined word more often than the rarer of its two parts; any other wrap was at a space."""
-    words = words or collections.Counter()
     result, current = [], ""
     for line in lines + ["."]:
         if line.strip() == ".":
