@@ -26,7 +26,9 @@ Each damages one side of a clean pair and keeps the other as it is:
   a program message, a desktop string for a command-line one) whose target has the closest length
   (within 10%, at least 2 characters): the right language, a plausible length, unrelated content;
 * ``romanised``: the target written in ASCII by anyascii: Cyrillic, Hangul and kana transliterated,
-  Latin letters without their diacritics (``Größe`` -> ``Grosse``); only targets it changes.
+  Latin letters without their diacritics (``Größe`` -> ``Grosse``); only targets with a letter it
+  changes (a target whose only non-ASCII characters are typographic quotes, dashes or an ellipsis,
+  ``„%s“`` -> ``"%s"``, is a translation as good as before: no noise).
 
 Every draw comes from ``random.Random(f"{seed}:{i}:{kind}")``: a pair's noise of a kind does not
 depend on any other pair or kind.
@@ -109,10 +111,13 @@ def repeated(text: str, rng: random.Random) -> str:
 
 
 def romanised(text: str) -> str | None:
+    """``text`` in ASCII (anyascii), or None when no letter of it changes."""
     from anyascii import anyascii
 
+    if not any(c.isalpha() and anyascii(c) != c for c in text):
+        return None
     ascii_text = " ".join(anyascii(text).split())
-    return ascii_text if ascii_text != text and ascii_text.strip() else None
+    return ascii_text if ascii_text.strip() else None
 
 
 def length_matched(tgt: list[str], group: list[str]) -> np.ndarray:
