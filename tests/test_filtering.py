@@ -606,6 +606,12 @@ def naive_spelling_key(token):
     return key, accented
 
 
+def naive_spelling_pairs(sentence, buckets):
+    """The hashed pair of each word's spelling key with the key of the word before it (0 before the first)."""
+    keys = [naive_hash(naive_spelling_key(token)[0]) % buckets for token in naive_token_list(sentence)]
+    return [naive_bigram(previous, key, buckets) for previous, key in zip([0] + keys[:-1], keys)]
+
+
 def naive_shapes(sentence):
     """(previous shape, shape) of a sentence's words as word_typicality.shape_ids makes them: a capital first
     character, the last two characters lower-cased (one by one), hashed into 1 .. SHAPE_BUCKETS - 1; 0 the start."""
@@ -724,7 +730,10 @@ def test_corpus_features_equal_a_per_pair_reference():
     from kcooc.filtering.word_typicality import SHAPE_BUCKETS
 
     src, tgt = excerpt(200)
-    spelled = [("%s is not supported", "%s unterstützt nicht"), ("%3d%% done", "%3d%% erledigt"),
+    spelled = [("It is not valid", "Non è valido"), ("It is not set", "Non è impostato"),
+               ("Black and white", "Bianco e nero"), ("It is not empty", "non e vuoto"),
+               ("Red and blue", "rosso e blu"),
+               ("%s is not supported", "%s unterstützt nicht"), ("%3d%% done", "%3d%% erledigt"),
                ("{0} files", "{0} Dateien 2"), ("$HOME is not set", "$HOME nicht gesetzt"),
                ("The size of the street", "Die Größe der Straße"), ("Size and street", "Größe und Straße"),
                ("The size", "Die Grosse"), ("Window already created", "Fenêtre déjà créée"),
@@ -740,7 +749,8 @@ def test_corpus_features_equal_a_per_pair_reference():
     counts = corpus.CorpusCounts.count(src, tgt, fluency, word_buckets)
     trigrams, contexts = np.zeros((2, fluency)), np.zeros((2, fluency))
     words, bigrams = np.zeros((2, word_buckets)), np.zeros((2, word_buckets))
-    accented = np.zeros((2, word_buckets))
+    accented, spelling_pairs, accented_pairs = np.zeros((2, word_buckets)), np.zeros((2, word_buckets)), np.zeros(
+        (2, word_buckets))
     shapes, shape_bigrams = np.zeros((2, SHAPE_BUCKETS)), np.zeros((2, SHAPE_BUCKETS))
     for s, t in zip(src, tgt):
         for side, text in enumerate((s, t)):
@@ -759,11 +769,16 @@ def test_corpus_features_equal_a_per_pair_reference():
             for previous, shape in shaped + [(shape, 0) for _, shape in shaped[-1:]]:
                 shapes[side, shape] += bool(shape)
                 shape_bigrams[side, naive_bigram(previous, shape, SHAPE_BUCKETS)] += 1
-            for key, accented_word in map(naive_spelling_key, naive_token_list(text)):
+            for pair, (key, accented_word) in zip(naive_spelling_pairs(text, word_buckets),
+                                                  map(naive_spelling_key, naive_token_list(text))):
                 accented[side, naive_hash(key) % word_buckets] += accented_word
+                spelling_pairs[side, pair] += 1
+                accented_pairs[side, pair] += accented_word
     assert np.array_equal(counts.trigrams, trigrams) and np.array_equal(counts.contexts, contexts)
     assert np.array_equal(counts.words, words) and np.array_equal(counts.bigrams, bigrams)
     assert np.array_equal(counts.accented, accented)
+    assert np.array_equal(counts.spelling_pairs, spelling_pairs) and np.array_equal(counts.accented_pairs,
+                                                                                   accented_pairs)
     assert np.array_equal(counts.shapes, shapes) and np.array_equal(counts.shape_bigrams, shape_bigrams)
     halves = corpus.CorpusCounts.count(src[:77], tgt[:77], fluency, word_buckets).merge(
         corpus.CorpusCounts.count(src[77:], tgt[77:], fluency, word_buckets))
@@ -796,13 +811,15 @@ def test_corpus_features_equal_a_per_pair_reference():
             log_ratios.append(math.log(bigram / unigram))
         return sum(log_ratios) / (len(log_ratios) + prior)
 
-    def spelling_score(text, side):  # word_typicality.py: the lowest log share of a word without a diacritic
-        scores = [0.0]
-        for token in naive_token_list(text):
+    def spelling_score(text, side):  # word_typicality.py: the lowest log share of a word without a diacritic,
+        scores = [0.0]                # in the context of the word before it
+        for token, pair in zip(naive_token_list(text), naive_spelling_pairs(text, word_buckets)):
             key, accented_word = naive_spelling_key(token)
             count = without(words, side, naive_hash(token) % (word_buckets - 1) + 1, text)
             if not accented_word:
-                scores.append(math.log((count + 0.5) / (count + accented[side, naive_hash(key) % word_buckets] + 0.5)))
+                share = (count + 0.5) / (count + accented[side, naive_hash(key) % word_buckets] + 0.5)
+                plain = max(without(spelling_pairs, side, pair, text) - accented_pairs[side, pair], 0)
+                scores.append(math.log((plain + 2 * share) / (plain + accented_pairs[side, pair] + 2)))
         return min(scores)
 
     def swap_score(text, side):  # word_typicality.py: lowest swap of words plus shapes over sqrt(words), or rotation
@@ -855,6 +872,22 @@ def test_corpus_features_equal_a_per_pair_reference():
     assert many[3] == 3 and once[3, 3] > expected[3][3]
     assert once[many > 1, 3].mean() > np.array(expected)[many > 1, 3].mean()
     np.testing.assert_allclose(once[many == 1, 1::2], np.array(expected)[many == 1, 1::2], rtol=2e-5, atol=2e-5)
+
+
+def test_spelling_reads_a_word_in_the_context_of_the_word_before():
+    """Italian writes 'e' (and) and 'è' (is): the plain 'e' is a dropped accent after 'non', which the corpus
+    writes 'non è', and the word itself after 'bianco'; without the word before, both looked as doubtful."""
+    tgt = ["Non è valido", "Non è impostato", "Il file non è vuoto", "Bianco e nero", "Bianco e rosso", "Bianco e blu",
+           "La chiave è scaduta", "Questo è un file"]
+    model = corpus.CorpusModel(corpus.CorpusCounts.count(["x"] * len(tgt), tgt, 512, 1 << 16))
+    dropped, word, alone, accented = model.features(["x"] * 4, ["Il valore non e valido", "Bianco e verde",
+                                                                "Verde e giallo", "Il valore non è valido"])[:, 5]
+    # a sentence the corpus was not counted on is looked up as if it had added one of each count (leave-one-out)
+    share = (2 + 0.5) / (2 + 5 + 0.5)  # the corpus's words 'e' (3 - 1) against its five 'è'
+    assert alone == pytest.approx(np.log(share), rel=1e-5)  # the corpus never has 'verde' before either
+    assert word == pytest.approx(np.log((2 + 2 * share) / (2 + 2)), rel=1e-5)  # 'bianco e' (3 - 1), no 'bianco è'
+    assert dropped == pytest.approx(np.log(2 * share / (3 + 2)), rel=1e-5)  # three 'non è', no other 'non e'
+    assert accented == 0 and dropped < alone - 0.5 < word - 0.5
 
 
 def test_swaps_see_word_shapes_where_the_words_are_new():

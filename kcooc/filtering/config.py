@@ -132,9 +132,10 @@ class LearnConfig:
                                  "misordered words lower the score even when no training noise had them (0: off)",
                                  Range(0, 10))
     spelling_weight: float = option(0.5, "the score is multiplied by exp(beta s), s <= 0 the target's spelling (the "
-                                    "log share of its least usual word among the corpus's spellings of it, "
-                                    "Grosse against Größe): a fixed prior on spelling, so that dropped diacritics "
-                                    "lower the score even when no training noise had them (0: off)", Range(0, 10))
+                                    "log share of its least usual word among the corpus's spellings of it after the "
+                                    "word before it, Grosse against Größe, non e against non è): a fixed prior on "
+                                    "spelling, so that dropped diacritics lower the score even when no training noise "
+                                    "had them (0: off)", Range(0, 10))
     mismatch_weight: float = option(2.0, "the score is multiplied by exp(-beta) when the sides' numbers differ and "
                                     "again when their placeholders do (as multisets; numbers spelled out on the "
                                     "other side count): a fixed prior, so that a changed number or placeholder "

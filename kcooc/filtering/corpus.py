@@ -25,10 +25,10 @@ from .word_typicality import (
     SHAPE_BUCKETS,
     WORD_TYPICALITY_FEATURES,
     Bigrams,
-    accented_counts,
     last_words,
     shape_ids,
     spelling,
+    spelling_keys,
     swaps,
     unspaced,
 )
@@ -73,7 +73,9 @@ class CorpusCounts:
     ``words[side]`` / ``bigrams[side]``, hashed word and word-bigram counts (``words[side, 0]``:
     the sentences, the context of each first word; id 0 stands for the sentence's start before its first
     word and for its end after its last, so ``bigrams`` counts both); ``accented[side]``, the words with a diacritic
-    per hashed spelling key; ``shapes[side]`` / ``shape_bigrams[side]``, the same counts of the words' shapes
+    per hashed spelling key; ``spelling_pairs[side]`` / ``accented_pairs[side]``, every word per hashed pair of
+    its spelling key and the key of the word before it (0 before the first), and those of them with a diacritic
+    (word_typicality.spelling); ``shapes[side]`` / ``shape_bigrams[side]``, the same counts of the words' shapes
     (word_typicality.py).
     """
 
@@ -82,6 +84,8 @@ class CorpusCounts:
     words: np.ndarray  # (2, word_buckets)
     bigrams: np.ndarray  # (2, word_buckets)
     accented: np.ndarray  # (2, word_buckets)
+    spelling_pairs: np.ndarray  # (2, word_buckets)
+    accented_pairs: np.ndarray  # (2, word_buckets)
     shapes: np.ndarray  # (2, SHAPE_BUCKETS)
     shape_bigrams: np.ndarray  # (2, SHAPE_BUCKETS)
 
@@ -105,7 +109,10 @@ class CorpusCounts:
             tables["words"].append(words)
             tables["bigrams"].append(np.bincount(sentence_bigram_ids(previous, word, word_buckets),
                                                  minlength=word_buckets))
-            tables["accented"].append(accented_counts(text, word_buckets))
+            keys, had_accent, pairs = spelling_pairs(text, previous, word_buckets)
+            tables["accented"].append(np.bincount(keys[had_accent], minlength=word_buckets))
+            tables["spelling_pairs"].append(np.bincount(pairs, minlength=word_buckets))
+            tables["accented_pairs"].append(np.bincount(pairs[had_accent], minlength=word_buckets))
             shape_previous, shape = word_shapes(sentences, previous, sentence)
             shapes = np.bincount(shape, minlength=SHAPE_BUCKETS)
             shapes[0] = words[0]
@@ -140,6 +147,14 @@ def word_bigrams(text: tuple, word_buckets: int) -> tuple[np.ndarray, np.ndarray
     first[indptr[:-1][lengths > 0]] = True
     previous = np.where(first, 0, np.r_[0, word[:-1]])
     return previous, word, np.repeat(np.arange(text[2]), lengths)
+
+
+def spelling_pairs(text: tuple, previous: np.ndarray, word_buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each word's spelling key and whether it had a diacritic (word_typicality.spelling_keys), and the hashed
+    pair of the key of the word before it (0 before the first) and its own; ``previous``: word_bigrams' of
+    ``text``."""
+    keys, had_accent = spelling_keys(text, word_buckets)
+    return keys, had_accent, bigram_ids(np.where(previous == 0, 0, np.r_[0, keys[:-1]]), keys, word_buckets)
 
 
 def word_shapes(sentences: list[str], previous: np.ndarray, sentence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -267,8 +282,11 @@ class CorpusModel:
         shape_model = self.bigram_model((shape_previous, shape, sentence), lookup(counts.shapes[side], shape, "shapes"),
                                         counts.shapes[side], counts.shape_bigrams[side], self.shape_total[side], own,
                                         original and original["shape_bigrams"])
+        keys, had_accent, pairs = spelling_pairs(text, previous, buckets)
         return (self.fluency(text, side, own, original), self.word_fluency(bigrams, contexts, words, sentence, side, n),
-                spelling(text, word, sentence, words, counts.accented[side]),
+                spelling(had_accent, words, counts.accented[side, keys], lookup(counts.spelling_pairs[side], pairs,
+                                                                              "spelling_pairs"),
+                         counts.accented_pairs[side, pairs], sentence, n),
                 swaps(word_model, shape_model, (words >= 1) & ~argument_tokens(text), unspaced(text),
                       self.interpolation, self.order_smoothing))
 
@@ -299,11 +317,13 @@ class CorpusModel:
         previous, word, sentence = word_bigrams(text, self.word_buckets)
         shape_previous, shape = word_shapes(sentences, previous, sentence)
         first = previous == 0
+        _, _, pairs = spelling_pairs(text, previous, self.word_buckets)
         return {"trigrams": Multiset(at, trigram, self.fluency_buckets),
                 "contexts": Multiset(at, context, self.fluency_buckets),
                 "words": Multiset(np.r_[sentence, sentence[first]], np.r_[word, previous[first]], self.word_buckets),
                 "bigrams": Multiset(sentence_bigram_rows(previous, sentence),
                                     sentence_bigram_ids(previous, word, self.word_buckets), self.word_buckets),
+                "spelling_pairs": Multiset(sentence, pairs, self.word_buckets),
                 "shapes": Multiset(np.r_[sentence, sentence[first]], np.r_[shape, shape_previous[first]],
                                    SHAPE_BUCKETS),
                 "shape_bigrams": Multiset(sentence_bigram_rows(previous, sentence),

@@ -33,8 +33,9 @@ KIND = "filter"
 # nowhere else leaves the words' part out; 12: the alignment sees each word's stem, its first 4 code points or 2
 # Hangul syllables; 13: the swaps' bigram counts are smoothed by adding 1/2; 14: a misdecoded letter of
 # three UTF-8 bytes needs both continuation bytes; 15: a swap with a placeholder's name or a number leaves the
-# words' part out; 16: repeats see a run of tokens repeated at once).
-FEATURE_VERSION = 16
+# words' part out; 16: repeats see a run of tokens repeated at once; 17:
+# a word's spelling is read in the context of the word before it).
+FEATURE_VERSION = 17
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
@@ -85,8 +86,9 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: l
         raise InputError(f"{path}: incomplete filter model ({exc})") from None
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
+    word_tables = (counts.bigrams, counts.accented, counts.spelling_pairs, counts.accented_pairs)
     _require(counts.trigrams.shape == counts.contexts.shape and counts.trigrams.ndim == 2
-             and counts.trigrams.shape[0] == 2 and counts.words.shape == counts.bigrams.shape
+             and counts.trigrams.shape[0] == 2 and all(table.shape == counts.words.shape for table in word_tables)
              and counts.words.ndim == 2 and counts.words.shape[0] == 2 and counts.words.shape[1] >= 2,
              f"{path}: corpus counts have bad shapes")
     _require(classifier.names == names and isinstance(encoders, list), f"{path}: its classifier's features are not "

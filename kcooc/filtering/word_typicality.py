@@ -8,14 +8,23 @@ corpus itself says which spelling is the usual one: each word's *key* is the wor
 its Latin letters without diacritics (``FOLD``: the base letter of the canonical decomposition, and
 ß, ł, ø, đ, æ, œ, ı by hand) and doubled letters written once (``Straße`` and ``Strasse`` share the
 key ``strase``). The corpus counts, per key, the words that had a diacritic (``accented``); a word
-without one is then as typical as its share of its key's words:
+without one is then as typical as its share of its key's words,
 
-    spelling(w) = log (c(w) + 1/2) / (c(w) + accented(key(w)) + 1/2)
+    share(w) = (c(w) + 1/2) / (c(w) + accented(key(w)) + 1/2),
 
-0 for a word whose key the corpus never writes with a diacritic, strongly negative for a word the
-corpus writes with one nearly always. A side's ``spelling`` feature is its lowest word's (0 without
-words). Only Latin letters fold: a Cyrillic й or a kana with its voicing mark is another letter, not
-an accent.
+read in the context of the word before it, v: among the corpus's word pairs whose keys are those of v and
+w, u(v, w) had w's key without a diacritic and a(v, w) with one, and
+
+    spelling(w) = log (u(v, w) + beta share(w)) / (u(v, w) + a(v, w) + beta),    beta = 2,
+
+the share in that context, the unigram share standing for ``beta`` pairs of evidence (all of it where the
+corpus never has the two keys together). Where a language writes two words that differ by an accent
+only (Italian ``e`` and, ``è`` is; French ``a`` has, ``à`` to), the unigram share of the plain one is
+low in every sentence that has it, while the word before tells them apart: ``non e`` is a dropped
+accent (the corpus writes ``non è``), ``bianco e nero`` is not. 0 for a word whose key the corpus never
+writes with a diacritic, strongly negative for a word the corpus writes with one nearly always. A side's
+``spelling`` feature is its lowest word's (0 without words). Only Latin letters fold: a Cyrillic й or a
+kana with its voicing mark is another letter, not an accent.
 
 Order (``swaps_src``, ``swaps_tgt``): words in an order the corpus itself makes unlikely (misordered
 words, one of the noise kinds of Khayrallah & Koehn 2018). Under the corpus's interpolated word-bigram
@@ -105,21 +114,19 @@ def spelling_keys(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray]:
     return keys.astype(np.int64), accented
 
 
-def accented_counts(text: tuple, buckets: int) -> np.ndarray:
-    """accented(key): per hashed key, the words of ``text`` (``lowered`` sentences) with that key that had a
-    diacritic."""
-    keys, accented = spelling_keys(text, buckets)
-    return np.bincount(keys[accented], minlength=buckets)
+SPELLING_CONTEXT_PRIOR = 2.0  # beta: the pairs of evidence the unigram share stands for in spelling(w)
 
 
-def spelling(text: tuple, word: np.ndarray, sentence: np.ndarray, count: np.ndarray,
-             accented: np.ndarray) -> np.ndarray:
-    """Each sentence's lowest spelling(w) (module docstring); ``text``: the sentences' ``lowered`` code
-    points, ``word``, ``sentence``: their words' ids and their sentences (corpus.word_bigrams),
-    ``count``: c(w) of each, without the sentence's own occurrences, ``accented``: accented_counts."""
-    keys, had_accent = spelling_keys(text, accented.size)
-    log_share = np.where(had_accent, 0.0, np.log((count + 0.5) / (count + accented[keys] + 0.5)))
-    return lowest(log_share, sentence, text[2])
+def spelling(had_accent: np.ndarray, count: np.ndarray, accented: np.ndarray, pairs: np.ndarray,
+             accented_pairs: np.ndarray, sentence: np.ndarray, n: int) -> np.ndarray:
+    """Each of the ``n`` sentences' lowest spelling(w) (module docstring), from its words' (in ``sentence``)
+    ``had_accent`` (spelling_keys), c(w) (``count``), accented(key(w)) (``accented``), and the corpus's pairs
+    with the keys of the word before and the word (``pairs``; without the sentence's own occurrences) and those
+    of them with an accent (``accented_pairs``)."""
+    share = (count + 0.5) / (count + accented + 0.5)
+    plain = np.maximum(pairs - accented_pairs, 0)
+    in_context = (plain + SPELLING_CONTEXT_PRIOR * share) / (plain + accented_pairs + SPELLING_CONTEXT_PRIOR)
+    return lowest(np.where(had_accent, 0.0, np.log(in_context)), sentence, n)
 
 
 def last_words(previous: np.ndarray) -> np.ndarray:
