@@ -4,17 +4,20 @@ import unicodedata
 
 import numpy as np
 
-from kcooc.filtering.charsets import CODE_PAGES, foreign_shares
+from kcooc.filtering.charsets import ALPHABETS, CODE_PAGES, foreign_shares
 from kcooc.filtering.gate import FOREIGN_POWER, LanguageGate
 
 from conftest import DATA
 
 
 def naive_share(text, code, other):
-    """The definition, letter by letter: a non-Latin letter the code page cannot encode, absent from the other side."""
+    """The definition, letter by letter: a non-Latin letter the code page cannot encode (a Cyrillic one outside
+    the alphabet, for a language that has one), absent from the other side."""
     def foreign(c):
         if not c.isalpha() or unicodedata.name(c, "").startswith("LATIN") or c in other:
             return False
+        if code in ALPHABETS and unicodedata.name(c, "").startswith("CYRILLIC"):
+            return c.lower() not in ALPHABETS[code]
         try:
             c.encode(CODE_PAGES[code])
             return False
@@ -43,6 +46,25 @@ def test_foreign_shares_are_the_letter_by_letter_definition_on_real_sides():
     # Cyrillic in a side declared German; a language without a code page here, and no language: nothing
     assert foreign_shares(["Größe", "Размер"], "de", ["Size", "Size"]).tolist() == [0.0, 1.0]
     assert not foreign_shares(["对象颜色"], "zh", ["x"]).any() and not foreign_shares(["对象颜色"], None, ["x"]).any()
+
+
+def test_a_cyrillic_side_with_letters_of_another_cyrillic_alphabet_has_foreign_letters():
+    """Russian and Ukrainian share a code page, not an alphabet: і, ї, є, ґ are foreign to a Russian side,
+    ы, э, ъ, ё to a Ukrainian one (real Debian lines of both)."""
+    with open(f"{DATA}/langid-lines.tsv", encoding="utf-8") as f:
+        lines = [line.rstrip("\n").split("\t") for line in f]
+    russian, ukrainian = ([text for code, _, text in lines if code == language] for language in ("ru", "uk"))
+    texts = russian + ukrainian + ["Київ, Ёлка", "Вы уверены?"]
+    others = ["x"] * (len(texts) - 2) + ["Kyiv, Київ", "Are you sure?"]
+    for language in ("ru", "uk", "bg", "de"):
+        np.testing.assert_allclose(foreign_shares(texts, language, others),
+                                   [naive_share(t, language, o) for t, o in zip(texts, others)], rtol=1e-6)
+    as_russian, as_ukrainian = foreign_shares(texts, "ru", others), foreign_shares(texts, "uk", others)
+    assert not as_russian[: len(russian)].any() and not as_ukrainian[len(russian) : -2].any()
+    assert np.mean(as_russian[len(russian) : -2] > 0) > 0.5 and np.mean(as_ukrainian[: len(russian)] > 0) > 0.3
+    assert as_russian[-2] == 0 and as_ukrainian[-2] == np.float32(1 / 8)  # Київ is on the other side; Ё is not
+    assert as_russian[-1] == 0 and as_ukrainian[-1] == np.float32(2 / 9)  # ы twice in nine letters
+    assert not foreign_shares(["Größe, Straße"], "ru", ["x"]).any()  # Latin letters never count
 
 
 def test_a_side_with_letters_its_language_does_not_write_loses_its_score_at_any_length():

@@ -26,10 +26,10 @@ it halves the score of 8% of the clean pairs of a corpus of Spanish program mess
 sides the identifier often doubts (docs/results-gate.md).
 
 A gated side whose letters include some its declared language does not write (charsets.py: the share
-s of its letters outside the language's code page, those of the other side aside) has its factor
-multiplied by max(1 - s, .01)^``FOREIGN_POWER``: one such letter in five keeps 3% of the score, one in
-thirty 58%. No clean side of the development corpora has any; the identifier cannot tell a two-character
-Chinese string from Japanese, the code page can.
+s of its letters outside the language's code page, or a Cyrillic language's alphabet, those of the other
+side aside) has its factor multiplied by max(1 - s, .01)^``FOREIGN_POWER``: one such letter in five keeps
+3% of the score, one in thirty 58%. Almost no clean side of the development corpora has any; the identifier
+cannot tell a two-character Chinese string from Japanese, the code page can.
 
 The posteriors are a factor and no input of the regression: self-made noise can only put the *other
 side's* language on a side, which other features already reveal, so a regression learns no use for

@@ -33,9 +33,9 @@ KIND = "filter"
 # nowhere else leaves the words' part out; 12: the alignment sees each word's stem, its first 4 code points or 2
 # Hangul syllables; 13: the swaps' bigram counts are smoothed by adding 1/2; 14: a misdecoded letter of
 # three UTF-8 bytes needs both continuation bytes; 15: a swap with a placeholder's name or a number leaves the
-# words' part out; 16: repeats see a run of tokens repeated at once; 17:
-# a word's spelling is read in the context of the word before it).
-FEATURE_VERSION = 17
+# words' part out; 16: repeats see a run of tokens repeated at once; 17: a word's spelling is read in the
+# context of the word before it; 18: a Cyrillic side's foreign letters are those outside its alphabet).
+FEATURE_VERSION = 18
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
