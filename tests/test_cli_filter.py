@@ -350,6 +350,11 @@ def test_learned_model_is_validated(tmp_path):
     artifact.save(str(tmp_path / "keys.npz"), "filter", unsorted, kept)
     lying, _ = learned_run(tmp_path, "--model", tmp_path / "keys.npz", name="k.tsv", check=False)
     assert lying.returncode == 2 and "repeated sentences are not a sorted table" in lying.stderr
+    short = {**arrays, "counts_accented_pairs": arrays["counts_accented_pairs"][:, :10]}  # one table cut short
+    artifact.save(str(tmp_path / "short.npz"), "filter", short, kept)
+    lying, _ = learned_run(tmp_path, "--model", tmp_path / "short.npz", name="s.tsv", check=False)
+    assert lying.returncode == 2 and "corpus counts have bad shapes" in lying.stderr
+    assert not (tmp_path / "s.tsv").exists()
     del arrays["counts_trigrams"]
     artifact.save(str(tmp_path / "bad2.npz"), "filter", arrays, {k: v for k, v in header.items() if k not in (
         "kind", "format_version", "kcooc_version")})
