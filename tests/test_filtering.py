@@ -818,8 +818,10 @@ def test_corpus_features_equal_a_per_pair_reference():
             count = without(words, side, naive_hash(token) % (word_buckets - 1) + 1, text)
             if not accented_word:
                 share = (count + 0.5) / (count + accented[side, naive_hash(key) % word_buckets] + 0.5)
-                plain = max(without(spelling_pairs, side, pair, text) - accented_pairs[side, pair], 0)
-                scores.append(math.log((plain + 2 * share) / (plain + accented_pairs[side, pair] + 2)))
+                key_accented = accented[side, naive_hash(key) % word_buckets]
+                plain = min(max(without(spelling_pairs, side, pair, text) - accented_pairs[side, pair], 0), count)
+                scores.append(math.log((plain + 2 * share) / (plain + min(accented_pairs[side, pair], key_accented)
+                                                              + 2)))
         return min(scores)
 
     def swap_score(text, side):  # word_typicality.py: lowest swap of words plus shapes over sqrt(words), or rotation

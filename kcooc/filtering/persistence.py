@@ -34,8 +34,9 @@ KIND = "filter"
 # Hangul syllables; 13: the swaps' bigram counts are smoothed by adding 1/2; 14: a misdecoded letter of
 # three UTF-8 bytes needs both continuation bytes; 15: a swap with a placeholder's name or a number leaves the
 # words' part out; 16: repeats see a run of tokens repeated at once; 17: a word's spelling is read in the
-# context of the word before it; 18: a Cyrillic side's foreign letters are those outside its alphabet).
-FEATURE_VERSION = 18
+# context of the word before it; 18: a Cyrillic side's foreign letters are those outside its alphabet; 19: the
+# spelling's pair counts are at most the word's and its key's own).
+FEATURE_VERSION = 19
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
