@@ -18,15 +18,15 @@ w, u(v, w) had w's key without a diacritic and a(v, w) with one, and
     spelling(w) = log (u(v, w) + beta share(w)) / (u(v, w) + a(v, w) + beta),    beta = 2,
 
 the share in that context, the unigram share standing for ``beta`` pairs of evidence (all of it where the
-corpus never has the two keys together). The pairs are hashed, and a bucket two pairs share would give a
-word without any accented spelling a doubt it never had: u(v, w) counts at most c(w) and a(v, w) at most
-accented(key(w)). Where a language writes two words that differ by an accent
-only (Italian ``e`` and, ``è`` is; French ``a`` has, ``à`` to), the unigram share of the plain one is
-low in every sentence that has it, while the word before tells them apart: ``non e`` is a dropped
-accent (the corpus writes ``non è``), ``bianco e nero`` is not. 0 for a word whose key the corpus never
-writes with a diacritic, strongly negative for a word the corpus writes with one nearly always. A side's
-``spelling`` feature is its lowest word's (0 without words). Only Latin letters fold: a Cyrillic й or a
-kana with its voicing mark is another letter, not an accent.
+corpus never has the two keys together). Where a language writes two words that differ by an accent only
+(Italian ``e`` and, ``è`` is; French ``a`` has, ``à`` to), the unigram share of the plain one is low in
+every sentence that has it, while the word before tells them apart: ``non e`` is a dropped accent (the
+corpus writes ``non è``), ``bianco e nero`` is not. The pairs are hashed, and a bucket two pairs share
+would give a word without any accented spelling a doubt it never had, so u(v, w) counts at most c(w)
+and a(v, w) at most accented(key(w)). 0 for a word whose key the corpus never writes with a diacritic,
+strongly negative for a word the corpus writes with one nearly always. A side's ``spelling`` feature is
+its lowest word's (0 without words). Only Latin letters fold: a Cyrillic й or a kana with its voicing
+mark is another letter, not an accent.
 
 Order (``swaps_src``, ``swaps_tgt``): words in an order the corpus itself makes unlikely (misordered
 words, one of the noise kinds of Khayrallah & Koehn 2018). Under the corpus's interpolated word-bigram
@@ -126,9 +126,10 @@ def spelling(had_accent: np.ndarray, count: np.ndarray, accented: np.ndarray, pa
     with the keys of the word before and the word (``pairs``; without the sentence's own occurrences) and those
     of them with an accent (``accented_pairs``)."""
     share = (count + 0.5) / (count + accented + 0.5)
-    plain = np.minimum(np.maximum(pairs - accented_pairs, 0), count)  # hashed pairs may share a bucket:
-    accented_pairs = np.minimum(accented_pairs, accented)  # no pair count above its word's or key's own
-    in_context = (plain + SPELLING_CONTEXT_PRIOR * share) / (plain + accented_pairs + SPELLING_CONTEXT_PRIOR)
+    # hashed pairs may share a bucket: no pair count above its word's or its key's own
+    plain = np.minimum(np.maximum(pairs - accented_pairs, 0), count)
+    with_accent = np.minimum(accented_pairs, accented)
+    in_context = (plain + SPELLING_CONTEXT_PRIOR * share) / (plain + with_accent + SPELLING_CONTEXT_PRIOR)
     return lowest(np.where(had_accent, 0.0, np.log(in_context)), sentence, n)
 
 
