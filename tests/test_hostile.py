@@ -18,6 +18,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import zipfile
@@ -300,6 +301,36 @@ def test_two_outputs_on_stdout_are_refused(name, inputs, tmp_path):
     env.options[env.cmd.output] = "-"
     env.options["--summary"] = "-"
     assert "two outputs on stdout" in fails_leaving_nothing(env, tmp_path, 2)
+
+
+def members(output: bytes) -> dict | bytes:
+    """An .npz model's members and their bytes (a zip written to a pipe describes each member after its data,
+    so the archive's own bytes differ), or the output itself."""
+    if not output.startswith(b"PK"):
+        return output
+    with zipfile.ZipFile(io.BytesIO(output)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+@pytest.mark.parametrize("name", sorted(SCRATCH))
+def test_output_on_dev_stdout_through_a_pipe_is_written_in_place(name, inputs, tmp_path):
+    """``-o /dev/stdout`` with stdout a pipe: the output is a special file whose directory (/proc/PID/fd) takes
+    no scratch directory, so a command with one makes it in the system's temporary directory (it failed,
+    exit 1, making it beside the pipe); the output equals the one written to a file, no file appears
+    beside the outputs or in the temporary directory, and the file output of the first run is untouched."""
+    env = env_for(name, tmp_path, inputs)
+    to_file = invoke(env.cmd.argv(env))
+    assert to_file.exit_code == 0, to_file.stderr
+    written = output_path(env)
+    expected = open(written, "rb").read()
+    before, scratch = snapshot(tmp_path), set(os.listdir(tempfile.gettempdir()))
+    env.options[env.cmd.output] = "/dev/stdout"
+    piped = subprocess.run([sys.executable, "-m", "kcooc", *map(str, env.cmd.argv(env))], capture_output=True)
+    assert piped.returncode == 0, piped.stderr.decode()
+    after = snapshot(tmp_path)  # the other outputs (--summary, --scores) are written again, in place
+    assert members(piped.stdout) == members(expected) and after.keys() == before.keys()
+    assert after[written] == before[written]
+    assert not {n for n in set(os.listdir(tempfile.gettempdir())) - scratch if n.startswith(SCRATCH[name])}
 
 
 # -- class 4: inputs that never end ----------------------------------------------------------------------

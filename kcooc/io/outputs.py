@@ -293,8 +293,11 @@ def _run_directory(parent: str | None, output: str, command: str) -> Iterator[st
 
 
 def _beside(output: str | None) -> str | None:
-    """The directory of ``output`` (its symlink target's), or None for stdout."""
-    return None if not output or output == "-" else os.path.dirname(os.path.realpath(output))
+    """The directory of ``output`` (its symlink target's), or None for stdout or a special file (``/dev/stdout``
+    on a pipe, a FIFO: written in place, as writers.atomic_output does, and its directory may not be one)."""
+    if not output or output == "-" or (os.path.exists(output) and not os.path.isfile(output)):
+        return None
+    return os.path.dirname(os.path.realpath(output))
 
 
 
