@@ -612,6 +612,26 @@ def naive_spelling_pairs(sentence, buckets):
     return [naive_bigram(previous, key, buckets) for previous, key in zip([0] + keys[:-1], keys)]
 
 
+def naive_grams(token, buckets):
+    """(hashed id, had a diacritic) of each folded character 4-gram of a word in Latin script as
+    word_typicality.py's docstring defines them: the spelling key's letters between the word's start (chr(1))
+    and end (chr(2)), a gram with a letter that folded (one of a doubled pair, too) is accented."""
+    from kcooc.filtering.word_typicality import GRAM
+
+    if ord(token[0]) >= 0x250:
+        return []
+    letters = [(chr(1), False)]
+    for c in token:
+        key, accented = naive_spelling_key(c)
+        if key == letters[-1][0]:
+            letters[-1] = (key, letters[-1][1] or accented)
+        else:
+            letters.append((key, accented))
+    letters.append((chr(2), False))
+    windows = [letters[j : j + GRAM] for j in range(max(len(letters) - GRAM, 0) + 1)]
+    return [(naive_hash("".join(c for c, _ in w)) % buckets, any(a for _, a in w)) for w in windows]
+
+
 def naive_shapes(sentence):
     """(previous shape, shape) of a sentence's words as word_typicality.shape_ids makes them: a capital first
     character, the last two characters lower-cased (one by one), hashed into 1 .. SHAPE_BUCKETS - 1; 0 the start."""
@@ -727,10 +747,11 @@ def test_damage_features_equal_a_per_pair_reference():
 
 
 def test_corpus_features_equal_a_per_pair_reference():
-    from kcooc.filtering.word_typicality import SHAPE_BUCKETS
+    from kcooc.filtering.word_typicality import GRAM, SHAPE_BUCKETS
 
     src, tgt = excerpt(200)
-    spelled = [("It is not valid", "Non è valido"), ("It is not set", "Non è impostato"),
+    spelled = [("Installed", "Geïnstalleerd"), ("Integrated", "Geïntegreerd"), ("Informed", "Geinformeerd"),
+               ("It is not valid", "Non è valido"), ("It is not set", "Non è impostato"),
                ("Black and white", "Bianco e nero"), ("It is not empty", "non e vuoto"),
                ("Red and blue", "rosso e blu"),
                ("%s is not supported", "%s unterstützt nicht"), ("%3d%% done", "%3d%% erledigt"),
@@ -752,6 +773,7 @@ def test_corpus_features_equal_a_per_pair_reference():
     accented, spelling_pairs, accented_pairs = np.zeros((2, word_buckets)), np.zeros((2, word_buckets)), np.zeros(
         (2, word_buckets))
     shapes, shape_bigrams = np.zeros((2, SHAPE_BUCKETS)), np.zeros((2, SHAPE_BUCKETS))
+    plain_grams, accented_grams = np.zeros((2, word_buckets)), np.zeros((2, word_buckets))
     for s, t in zip(src, tgt):
         for side, text in enumerate((s, t)):
             for tri, ctx in naive_trigrams(text, fluency):
@@ -774,12 +796,16 @@ def test_corpus_features_equal_a_per_pair_reference():
                 accented[side, naive_hash(key) % word_buckets] += accented_word
                 spelling_pairs[side, pair] += 1
                 accented_pairs[side, pair] += accented_word
+            for token in naive_token_list(text):
+                for gram, accented_gram in naive_grams(token, word_buckets):
+                    (accented_grams if accented_gram else plain_grams)[side, gram] += 1
     assert np.array_equal(counts.trigrams, trigrams) and np.array_equal(counts.contexts, contexts)
     assert np.array_equal(counts.words, words) and np.array_equal(counts.bigrams, bigrams)
     assert np.array_equal(counts.accented, accented)
     assert np.array_equal(counts.spelling_pairs, spelling_pairs) and np.array_equal(counts.accented_pairs,
                                                                                    accented_pairs)
     assert np.array_equal(counts.shapes, shapes) and np.array_equal(counts.shape_bigrams, shape_bigrams)
+    assert np.array_equal(counts.plain_grams, plain_grams) and np.array_equal(counts.accented_grams, accented_grams)
     halves = corpus.CorpusCounts.count(src[:77], tgt[:77], fluency, word_buckets).merge(
         corpus.CorpusCounts.count(src[77:], tgt[77:], fluency, word_buckets))
     assert all(np.array_equal(x, y) for x, y in zip(halves.arrays().values(), counts.arrays().values()))
@@ -816,8 +842,13 @@ def test_corpus_features_equal_a_per_pair_reference():
         for token, pair in zip(naive_token_list(text), naive_spelling_pairs(text, word_buckets)):
             key, accented_word = naive_spelling_key(token)
             count = without(words, side, naive_hash(token) % (word_buckets - 1) + 1, text)
-            if not accented_word:
-                share = (count + 0.5) / (count + accented[side, naive_hash(key) % word_buckets] + 0.5)
+            if not accented_word:  # a word seen nowhere else: the sub-word share of its letters' folded 4-grams
+                ratios = [(without(plain_grams, side, gram, text) + 1) / (without(plain_grams, side, gram, text)
+                          + accented_grams[side, gram] + 1) for gram, _ in naive_grams(token, word_buckets)]
+                letters = len(ratios) + GRAM - 3  # the grams span the word's start, its letters and its end
+                sub_word = min([max(r for j, r in enumerate(ratios) if j - 1 <= letter <= j + GRAM - 2)
+                                for letter in range(letters)] + [1.0]) if count == 0 and ratios else 1.0
+                share = (count + 0.5 * sub_word) / (count + accented[side, naive_hash(key) % word_buckets] + 0.5)
                 key_accented = accented[side, naive_hash(key) % word_buckets]
                 plain = min(max(without(spelling_pairs, side, pair, text) - accented_pairs[side, pair], 0), count)
                 scores.append(math.log((plain + 2 * share) / (plain + min(accented_pairs[side, pair], key_accented)
@@ -867,6 +898,9 @@ def test_corpus_features_equal_a_per_pair_reference():
     assert np.ptp(np.array(expected)[:, 2:4]) > 0.5  # the word scores are not all the prior's 0
     # the targets without the diacritics the corpus writes lose spelling typicality; those with them keep 0
     assert (np.array(expected)[[-12, -10, -8], 5] < 0).all() and (np.array(expected)[[-14, -13, -11, -9], 5] == 0).all()
+    # ... and a word seen nowhere else the doubt of its parts: 'Geinformeerd' beside 'Geïnstalleerd'
+    assert np.array(expected)[tgt.index("Geinformeerd"), 5] <= np.log(0.5) < np.array(expected)[tgt.index(
+        "Geïntegreerd"), 5]
     assert np.array(expected)[-5, 6] < 0 and (np.array(expected)[:, 6:] <= 0).all()  # 'the open' is 'open the'
     assert np.array(expected)[-2, 7] < np.array(expected)[-4, 7] - 1  # 開けません|ファイルを is ファイルを|開けません
     # a sentence the corpus has three times is not evidence for itself: left out once only, it looks more fluent
@@ -890,6 +924,21 @@ def test_spelling_reads_a_word_in_the_context_of_the_word_before():
     assert word == pytest.approx(np.log((2 + 2 * share) / (2 + 2)), rel=1e-5)  # 'bianco e' (3 - 1), no 'bianco è'
     assert dropped == pytest.approx(np.log(2 * share / (3 + 2)), rel=1e-5)  # three 'non è', no other 'non e'
     assert accented == 0 and dropped < alone - 0.5 < word - 0.5
+
+
+def test_spelling_of_a_word_seen_nowhere_else_reads_its_parts():
+    """Dutch writes 'geïnstalleerd', 'geïntegreerd': a word the corpus never has, written 'geinformeerd', is
+    doubted by its first letters, whose folded 4-grams '^gei' and 'gein' the corpus's other words write with a
+    diacritic only; 'geopend' (opened), whose parts no word writes with one, keeps 0."""
+    tgt = ["Geïnstalleerd", "Bestand geïntegreerd", "Map geïmporteerd", "Bestand geopend", "Gebruiker ingelogd"]
+    model = corpus.CorpusModel(corpus.CorpusCounts.count(["x"] * len(tgt), tgt, 512, 1 << 16))
+    unseen, known_key, plain, in_context = model.features(["x"] * 4, ["Geinformeerd", "Geimporteerd", "Geopend",
+                                                                     "Gebruiker geinformeerd"])[:, 5]
+    assert unseen == pytest.approx(np.log(1 / 3), rel=1e-5)  # '^gei' three times with a diacritic, 'gein' twice
+    assert in_context == pytest.approx(unseen, rel=1e-5)  # no pair of its keys elsewhere: the share alone
+    # the corpus writes the key of 'geimporteerd' once with a diacritic; its parts, once each, halve the prior 1/2
+    assert known_key == pytest.approx(np.log(0.5 * 0.5 / (1 + 0.5)), rel=1e-5)
+    assert plain == 0
 
 
 def test_swaps_see_word_shapes_where_the_words_are_new():

@@ -20,8 +20,10 @@ from ..encoders import lower_bound
 from ..hashing import mix64, splitmix64
 from ..text import lowered
 from .sentences import Multiset, SentenceCounts, sentence_keys, without_own
-from .tokens import argument_tokens, token_ids
+from .tokens import argument_tokens, folded_grams, token_ids
 from .word_typicality import (
+    FOLD,
+    GRAM,
     SHAPE_BUCKETS,
     WORD_TYPICALITY_FEATURES,
     Bigrams,
@@ -29,6 +31,7 @@ from .word_typicality import (
     shape_ids,
     spelling,
     spelling_keys,
+    sub_word_share,
     swaps,
     unspaced,
 )
@@ -75,8 +78,10 @@ class CorpusCounts:
     word and for its end after its last, so ``bigrams`` counts both); ``accented[side]``, the words with a diacritic
     per hashed spelling key; ``spelling_pairs[side]`` / ``accented_pairs[side]``, every word per hashed pair of
     its spelling key and the key of the word before it (0 before the first), and those of them with a diacritic
-    (word_typicality.spelling); ``shapes[side]`` / ``shape_bigrams[side]``, the same counts of the words' shapes
-    (word_typicality.py).
+    (word_typicality.spelling); ``plain_grams[side]`` / ``accented_grams[side]``, the folded character n-grams
+    of the words (tokens.folded_grams, ``GRAM`` characters) written without / with a diacritic in them (the
+    sub-word share of word_typicality.spelling); ``shapes[side]`` / ``shape_bigrams[side]``, the same counts of
+    the words' shapes (word_typicality.py).
     """
 
     trigrams: np.ndarray  # (2, fluency_buckets)
@@ -86,6 +91,8 @@ class CorpusCounts:
     accented: np.ndarray  # (2, word_buckets)
     spelling_pairs: np.ndarray  # (2, word_buckets)
     accented_pairs: np.ndarray  # (2, word_buckets)
+    plain_grams: np.ndarray  # (2, word_buckets)
+    accented_grams: np.ndarray  # (2, word_buckets)
     shapes: np.ndarray  # (2, SHAPE_BUCKETS)
     shape_bigrams: np.ndarray  # (2, SHAPE_BUCKETS)
 
@@ -113,6 +120,9 @@ class CorpusCounts:
             tables["accented"].append(np.bincount(keys[had_accent], minlength=word_buckets))
             tables["spelling_pairs"].append(np.bincount(pairs, minlength=word_buckets))
             tables["accented_pairs"].append(np.bincount(pairs[had_accent], minlength=word_buckets))
+            grams, folded, _ = folded_grams(text, word_buckets, FOLD, GRAM)
+            tables["plain_grams"].append(np.bincount(grams[~folded], minlength=word_buckets))
+            tables["accented_grams"].append(np.bincount(grams[folded], minlength=word_buckets))
             shape_previous, shape = word_shapes(sentences, previous, sentence)
             shapes = np.bincount(shape, minlength=SHAPE_BUCKETS)
             shapes[0] = words[0]
@@ -283,10 +293,14 @@ class CorpusModel:
                                         counts.shapes[side], counts.shape_bigrams[side], self.shape_total[side], own,
                                         original and original["shape_bigrams"])
         keys, had_accent, pairs = spelling_pairs(text, previous, buckets)
+        grams, _, token = folded_grams(text, buckets, FOLD, GRAM, (words == 0) & ~had_accent)
+        own_gram = own[sentence[token]] + (original["plain_grams"](sentence[token], grams) if original else 0)
+        sub_word = sub_word_share(without_own(counts.plain_grams[side], grams, own_gram),
+                                  counts.accented_grams[side, grams], token, words.size)
         return (self.fluency(text, side, own, original), self.word_fluency(bigrams, contexts, words, sentence, side, n),
                 spelling(had_accent, words, counts.accented[side, keys], lookup(counts.spelling_pairs[side], pairs,
                                                                               "spelling_pairs"),
-                         counts.accented_pairs[side, pairs], sentence, n),
+                         counts.accented_pairs[side, pairs], sub_word, sentence, n),
                 swaps(word_model, shape_model, (words >= 1) & ~argument_tokens(text), unspaced(text),
                       self.interpolation, self.order_smoothing))
 
@@ -318,12 +332,14 @@ class CorpusModel:
         shape_previous, shape = word_shapes(sentences, previous, sentence)
         first = previous == 0
         _, _, pairs = spelling_pairs(text, previous, self.word_buckets)
+        grams, folded, token = folded_grams(text, self.word_buckets, FOLD, GRAM)
         return {"trigrams": Multiset(at, trigram, self.fluency_buckets),
                 "contexts": Multiset(at, context, self.fluency_buckets),
                 "words": Multiset(np.r_[sentence, sentence[first]], np.r_[word, previous[first]], self.word_buckets),
                 "bigrams": Multiset(sentence_bigram_rows(previous, sentence),
                                     sentence_bigram_ids(previous, word, self.word_buckets), self.word_buckets),
                 "spelling_pairs": Multiset(sentence, pairs, self.word_buckets),
+                "plain_grams": Multiset(sentence[token[~folded]], grams[~folded], self.word_buckets),
                 "shapes": Multiset(np.r_[sentence, sentence[first]], np.r_[shape, shape_previous[first]],
                                    SHAPE_BUCKETS),
                 "shape_bigrams": Multiset(sentence_bigram_rows(previous, sentence),

@@ -35,8 +35,9 @@ KIND = "filter"
 # three UTF-8 bytes needs both continuation bytes; 15: a swap with a placeholder's name or a number leaves the
 # words' part out; 16: repeats see a run of tokens repeated at once; 17: a word's spelling is read in the
 # context of the word before it; 18: a Cyrillic side's foreign letters are those outside its alphabet; 19: the
-# spelling's pair counts are at most the word's and its key's own).
-FEATURE_VERSION = 19
+# spelling's pair counts are at most the word's and its key's own; 20: a word the corpus has nowhere else has
+# the sub-word share of its letters' folded character 4-grams).
+FEATURE_VERSION = 20
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
@@ -87,7 +88,8 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: l
         raise InputError(f"{path}: incomplete filter model ({exc})") from None
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
-    word_tables = (counts.bigrams, counts.accented, counts.spelling_pairs, counts.accented_pairs)
+    word_tables = (counts.bigrams, counts.accented, counts.spelling_pairs, counts.accented_pairs, counts.plain_grams,
+                   counts.accented_grams)
     _require(counts.trigrams.shape == counts.contexts.shape and counts.trigrams.ndim == 2
              and counts.trigrams.shape[0] == 2 and all(table.shape == counts.words.shape for table in word_tables)
              and counts.words.ndim == 2 and counts.words.shape[0] == 2 and counts.words.shape[1] >= 2,

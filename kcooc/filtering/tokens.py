@@ -38,6 +38,50 @@ def folded_tokens(text: tuple, buckets: int, fold: np.ndarray) -> tuple[np.ndarr
     return ids, folded
 
 
+def folded_grams(text: tuple, buckets: int, fold: np.ndarray, size: int, wanted: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The character ``size``-grams of the tokens of ``token_ids(text)`` in Latin script (a first code point
+    below U+0250; ``wanted``: of those tokens only), each BMP code point mapped by ``fold``, a letter equal to
+    the one before skipped (as the spelling keys, folded_tokens), and the token's start and end as two more
+    characters (a token shorter than a gram is one gram): the grams' hashed ids, whether a letter of each gram
+    folded, and each gram's token."""
+    wanted = np.ones(0, np.bool_) if wanted is None else wanted
+    return _folded_grams(*text, buckets, SEPARATORS, CJK, fold, size, wanted)
+
+
+@numba.njit(cache=True, nogil=True)
+def _folded_grams(codes, sentence_of, n, buckets, separators, cjk, fold, size, wanted):  # pragma: no cover
+    starts, ends, _ = token_bounds(codes, sentence_of, n, separators, cjk)
+    bound = codes.size + 3 * starts.size
+    ids, folded, token = np.empty(bound, np.int64), np.empty(bound, np.bool_), np.empty(bound, np.int64)
+    chars, changed = np.empty(codes.size + 2, np.int64), np.empty(codes.size + 2, np.bool_)
+    g = 0
+    for k in range(starts.size):
+        if codes[starts[k]] >= 0x250 or (wanted.size and not wanted[k]):
+            continue
+        chars[0], changed[0], m = 1, False, 1  # the token's start
+        for i in range(starts[k], ends[k]):
+            c = codes[i]
+            f = fold[c] if c <= 0xFFFF else c
+            if f == chars[m - 1]:
+                changed[m - 1] = changed[m - 1] or f != c
+                continue
+            chars[m], changed[m] = f, f != c
+            m += 1
+        chars[m], changed[m] = 2, False  # and its end
+        m += 1
+        for j in range(max(m - size, 0) + 1):
+            h, accent = np.uint64(0xCBF29CE484222325), False
+            for i in range(j, min(j + size, m)):
+                h = (h ^ np.uint64(chars[i])) * np.uint64(0x100000001B3)
+                accent = accent or changed[i]
+            h ^= h >> np.uint64(29)
+            h *= np.uint64(0xBF58476D1CE4E5B9)
+            ids[g], folded[g], token[g] = np.int64((h >> np.uint64(32)) % np.uint64(buckets)), accent, k
+            g += 1
+    return ids[:g], folded[:g], token[:g]
+
+
 IDENTITY = np.arange(1 << 16, dtype=np.int32)
 ARGUMENT_MARKS = np.array([ord("%"), ord("$"), ord("{")])
 

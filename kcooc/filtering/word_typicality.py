@@ -10,7 +10,18 @@ its Latin letters without diacritics (``FOLD``: the base letter of the canonical
 key ``strase``). The corpus counts, per key, the words that had a diacritic (``accented``); a word
 without one is then as typical as its share of its key's words,
 
-    share(w) = (c(w) + 1/2) / (c(w) + accented(key(w)) + 1/2),
+    share(w) = (c(w) + s(w) / 2) / (c(w) + accented(key(w)) + 1/2),
+
+where s(w), the sub-word share, is 1 for a word the corpus has elsewhere (c(w) > 0) and otherwise what the
+corpus's other words say of the word's letters: with r(g) = (u(g) + 1) / (u(g) + a(g) + 1) for each of the
+word's folded character 4-grams g (the word's start and end two of their characters: ``geinformeerd`` has
+``^gei``, ``gein``, ``einf``, ...), u(g) / a(g) the corpus's words with g written without / with a diacritic
+in it, s(w) is the lowest over the word's letters of the highest r(g) among the grams that span the letter:
+a letter that lost its diacritic leaves every gram around it one the corpus writes with accents
+(``geïnstalleerd``, ``qualità``, ``źródło`` for ``geinformeerd``, ``estremita``, ``zrodlowego``), while a name
+or a foreign word that shares one gram with an accented word keeps the others. s(w) is 1 where no word of the
+corpus writes the grams around any letter with a diacritic: most of a side's words, and every word of a
+language without diacritics.
 
 read in the context of the word before it, v: among the corpus's word pairs whose keys are those of v and
 w, u(v, w) had w's key without a diacritic and a(v, w) with one, and
@@ -117,15 +128,38 @@ def spelling_keys(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 SPELLING_CONTEXT_PRIOR = 2.0  # beta: the pairs of evidence the unigram share stands for in spelling(w)
+GRAM = 4  # characters of the folded n-grams of the sub-word share, the word's start and end among them
+
+
+def sub_word_share(plain: np.ndarray, accented: np.ndarray, token: np.ndarray, n: int) -> np.ndarray:
+    """Each of ``n`` words' sub-word share s(w) (module docstring), from the corpus's counts of its folded
+    n-grams (tokens.folded_grams, in order; ``token``: the word of each) written without (``plain``; without
+    the sentence's own occurrences) and with a diacritic (``accented``); 1 for a word without n-grams."""
+    share = np.ones(n)
+    if not token.size:
+        return share
+    ratio = (plain + 1.0) / (plain + accented + 1.0)
+    first = np.r_[True, token[1:] != token[:-1]]
+    word = np.cumsum(first) - 1  # each gram's word among the words with grams
+    at = np.arange(token.size) - np.flatnonzero(first)[word]  # and its place in the word
+    letters = np.bincount(word) + GRAM - 3  # the word's letters: its grams span them, its start and end
+    offset = np.r_[0, np.cumsum(letters)[:-1]]
+    letter = at[:, None] + np.arange(GRAM) - 1  # the letters (0-based) each gram spans, its start and end aside
+    inside = (letter >= 0) & (letter < letters[word][:, None])
+    spanned = np.broadcast_to(ratio[:, None], letter.shape)[inside]
+    cover = np.zeros(int(letters.sum()))  # each letter's highest ratio among the grams that span it
+    np.maximum.at(cover, (offset[word][:, None] + letter)[inside], spanned)
+    np.minimum.at(share, np.repeat(token[first], letters), cover)
+    return share
 
 
 def spelling(had_accent: np.ndarray, count: np.ndarray, accented: np.ndarray, pairs: np.ndarray,
-             accented_pairs: np.ndarray, sentence: np.ndarray, n: int) -> np.ndarray:
+             accented_pairs: np.ndarray, sub_word: np.ndarray, sentence: np.ndarray, n: int) -> np.ndarray:
     """Each of the ``n`` sentences' lowest spelling(w) (module docstring), from its words' (in ``sentence``)
-    ``had_accent`` (spelling_keys), c(w) (``count``), accented(key(w)) (``accented``), and the corpus's pairs
+    ``had_accent`` (spelling_keys), c(w) (``count``), accented(key(w)) (``accented``), the corpus's pairs
     with the keys of the word before and the word (``pairs``; without the sentence's own occurrences) and those
-    of them with an accent (``accented_pairs``)."""
-    share = (count + 0.5) / (count + accented + 0.5)
+    of them with an accent (``accented_pairs``), and the sub-word share s(w) (``sub_word``: sub_word_share)."""
+    share = (count + 0.5 * sub_word) / (count + accented + 0.5)
     # hashed pairs may share a bucket: no pair count above its word's or its key's own
     plain = np.minimum(np.maximum(pairs - accented_pairs, 0), count)
     with_accent = np.minimum(accented_pairs, accented)
