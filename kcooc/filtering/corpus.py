@@ -280,8 +280,9 @@ class CorpusModel:
         previous, word, sentence = word_bigrams(text, buckets)
         own_word = own[sentence]
 
-        def lookup(table, ids, kind):
-            return without_own(table, ids, own_word + original[kind](sentence, ids) if original else own_word)
+        def lookup(table, ids, kind, at=slice(None)):  # ``at``: the word of each id, if not one id per word
+            own_at = own_word[at]
+            return without_own(table, ids, own_at + original[kind](sentence[at], ids) if original else own_at)
 
         bigrams = lookup(counts.bigrams[side], bigram_ids(previous, word, buckets), "bigrams")
         words = lookup(counts.words[side], word, "words")
@@ -294,8 +295,7 @@ class CorpusModel:
                                         original and original["shape_bigrams"])
         keys, had_accent, pairs = spelling_pairs(text, previous, buckets)
         grams, _, token = folded_grams(text, buckets, FOLD, GRAM, (words == 0) & ~had_accent)
-        own_gram = own[sentence[token]] + (original["plain_grams"](sentence[token], grams) if original else 0)
-        sub_word = sub_word_share(without_own(counts.plain_grams[side], grams, own_gram),
+        sub_word = sub_word_share(lookup(counts.plain_grams[side], grams, "plain_grams", token),
                                   counts.accented_grams[side, grams], token, words.size)
         return (self.fluency(text, side, own, original), self.word_fluency(bigrams, contexts, words, sentence, side, n),
                 spelling(had_accent, words, counts.accented[side, keys], lookup(counts.spelling_pairs[side], pairs,

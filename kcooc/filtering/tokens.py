@@ -50,6 +50,14 @@ def folded_grams(text: tuple, buckets: int, fold: np.ndarray, size: int, wanted:
 
 
 @numba.njit(cache=True, nogil=True)
+def _bucket(h, buckets):  # pragma: no cover - compiled
+    """An FNV-1a hash ``h`` after one xor-shift-multiply mixing step, into [0, buckets)."""
+    h ^= h >> np.uint64(29)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    return np.int64((h >> np.uint64(32)) % np.uint64(buckets))
+
+
+@numba.njit(cache=True, nogil=True)
 def _folded_grams(codes, sentence_of, n, buckets, separators, cjk, fold, size, wanted):  # pragma: no cover
     starts, ends, _ = token_bounds(codes, sentence_of, n, separators, cjk)
     bound = codes.size + 3 * starts.size
@@ -75,9 +83,7 @@ def _folded_grams(codes, sentence_of, n, buckets, separators, cjk, fold, size, w
             for i in range(j, min(j + size, m)):
                 h = (h ^ np.uint64(chars[i])) * np.uint64(0x100000001B3)
                 accent = accent or changed[i]
-            h ^= h >> np.uint64(29)
-            h *= np.uint64(0xBF58476D1CE4E5B9)
-            ids[g], folded[g], token[g] = np.int64((h >> np.uint64(32)) % np.uint64(buckets)), accent, k
+            ids[g], folded[g], token[g] = _bucket(h, buckets), accent, k
             g += 1
     return ids[:g], folded[:g], token[:g]
 
@@ -138,8 +144,6 @@ def _token_sequences(codes, sentence_of, n, buckets, separators, cjk, fold, coll
                 continue
             last = f
             h = (h ^ np.uint64(f)) * np.uint64(0x100000001B3)
-        h ^= h >> np.uint64(29)
-        h *= np.uint64(0xBF58476D1CE4E5B9)
-        ids[k] = np.int32((h >> np.uint64(32)) % np.uint64(buckets))
+        ids[k] = _bucket(h, buckets)
         folded[k] = changed
     return ids, counts, folded
