@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from .errors import InputError
 from .extras import import_optional
 from .hashing import splitmix64
-from .text import SEPARATORS, code_points
+from .text import SEPARATORS, code_points, lowered
 from .wordvectors import FastTextVectors, TextVectors
 
 _PUNCTUATION = str.maketrans({c: " " for c in string.punctuation})
@@ -63,6 +63,11 @@ class Encoder(abc.ABC):
     @abc.abstractmethod
     def spec(self) -> dict:
         """Everything needed to rebuild this encoder (stored in model headers)."""
+
+    def encode_lowered(self, sentences: list[str], text: tuple):
+        """``encode(sentences)``, given also their ``text.lowered`` code points ``text`` (for an encoder
+        that reads them, so that a caller who lowered the sentences already does not pay twice)."""
+        return self.encode(sentences)
 
 
 class PooledWordVectors(Encoder):
@@ -201,11 +206,18 @@ class HashingEncoder(Encoder):
 
     def encode(self, sentences: list[str]) -> sp.csr_matrix:
         if self.lowercase:
-            sentences = [s.lower() for s in sentences]
-        codes, sentence_of, _ = code_points(sentences, " ")
-        data, indices, indptr = _hashed_rows(codes, sentence_of, len(sentences), SEPARATORS,
+            return self.encode_lowered(sentences, lowered(sentences))
+        return self._rows(*code_points(sentences, " ")[:2], len(sentences))
+
+    def encode_lowered(self, sentences: list[str], text: tuple) -> sp.csr_matrix:
+        # the newline after each lowered sentence separates tokens as the space between them would
+        return self._rows(*text) if self.lowercase else self.encode(sentences)
+
+    def _rows(self, codes: np.ndarray, sentence_of: np.ndarray, n: int) -> sp.csr_matrix:
+        """The hashed rows of the ``n`` sentences whose code points (separated) are ``codes``."""
+        data, indices, indptr = _hashed_rows(codes, sentence_of, n, SEPARATORS,
                                              np.array(self.char_ngrams, dtype=np.int64), self.word_ngrams, self.dim)
-        matrix = sp.csr_matrix((data, indices, indptr), shape=(len(sentences), self.dim))
+        matrix = sp.csr_matrix((data, indices, indptr), shape=(n, self.dim))
         matrix.has_sorted_indices = True  # sorted columns: the scoring and statistics kernels walk C's rows in order
         return matrix
 

@@ -146,3 +146,10 @@ def lowered(sentences: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
     trigrams and of its alignment model's token sequences."""
     codes, sentence_of, _ = code_points([s.lower() for s in sentences] + [""], "\n")
     return codes, sentence_of, len(sentences)
+
+
+def lowered_rows(text: tuple, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """``lowered(sentences[start:stop])`` from ``text = lowered(sentences)`` (a view of its code points)."""
+    codes, sentence_of, _ = text
+    first, last = np.searchsorted(sentence_of, [start, stop])
+    return codes[first:last], sentence_of[first:last] - start, stop - start

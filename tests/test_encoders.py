@@ -12,6 +12,7 @@ from kcooc.encoders import (
     tokenize,
 )
 from kcooc.errors import InputError
+from kcooc.text import lowered, lowered_rows
 
 from conftest import needs_fasttext, needs_wordllama, read_pairs
 
@@ -92,6 +93,24 @@ def test_hashing_vector_does_not_depend_on_the_batch():
     alone = np.vstack([encoder.encode([s]).toarray() for s in x[:10]])
     np.testing.assert_array_equal(together[:10], alone)
     assert encoder.encode([""]).nnz == 0
+
+
+@pytest.mark.parametrize("lowercase", [True, False])
+def test_hashing_reads_a_slice_of_lowered_code_points_as_the_texts_themselves(lowercase):
+    # the filter's screen pass lowers a task's sides once and hands each block's slice to the encoder
+    x, y = read_pairs(n=50)
+    sentences = SENTENCES + x + y + ["İstanbul ǅ ß Σίσυφος", "\x85next\u00a0line"]
+    text = lowered(sentences)
+    for start, stop in ((0, len(sentences)), (3, 17), (len(sentences) - 1, len(sentences)), (5, 5)):
+        part = lowered_rows(text, start, stop)
+        naive = lowered(sentences[start:stop])
+        for got, expected in zip(part[:2], naive[:2]):
+            np.testing.assert_array_equal(got, expected)
+        assert part[2] == naive[2]
+        encoder = HashingEncoder(n_features=211, word_ngrams=2, char_ngrams=[1, 3], lowercase=lowercase)
+        got, expected = encoder.encode_lowered(sentences[start:stop], part), encoder.encode(sentences[start:stop])
+        assert got.shape == expected.shape == (stop - start, 211)
+        np.testing.assert_array_equal(got.toarray(), expected.toarray())
 
 
 def test_fasttext_sum_and_mean_equal_naive(fasttext_model):

@@ -70,7 +70,7 @@ class FeatureExtractor:
 
     def __call__(self, src: list[str], tgt: list[str], originals: tuple | None = None) -> np.ndarray:
         """Every feature, from the texts alone (used for the training examples; ``originals``: of synthetic ones)."""
-        X, Y = self.encoders[0].encode(src), self.encoders[1].encode(tgt)
         texts = lowered(src), lowered(tgt)  # each side lowered once for every feature
+        X, Y = (encoder.encode_lowered(x, text) for encoder, x, text in zip(self.encoders, (src, tgt), texts))
         pair = self.pair(src, tgt, TextStats(src), TextStats(tgt), texts)
         return np.hstack([pair, self.statistical(src, tgt, X, Y, originals, texts)])

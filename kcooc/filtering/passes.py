@@ -31,7 +31,7 @@ from ..hashing import pair_hashes
 from ..linalg import vstack
 from ..phsic.model import PHSIC
 from ..phsic.moments import CrossMoments
-from ..text import TextStats, lowered
+from ..text import TextStats, lowered, lowered_rows
 from .config import FilterConfig
 from .corpus import CorpusCounts
 from .learning import LearnedScorer
@@ -101,24 +101,30 @@ class FilterContext:
         return self
 
     def encode(self, src: list[str], tgt: list[str], rows: np.ndarray, texts: bool = False,
-               encoded: tuple | None = None) -> Iterator[tuple]:
+               encoded: tuple | None = None, sides: tuple | None = None) -> Iterator[tuple]:
         """Encoded (X, Y) of ``rows``, in blocks of ``input.block_size`` (and their texts if asked);
-        ``encoded``: the (X, Y) of ``rows`` already (from the spool), cut into the same blocks."""
+        ``encoded``: the (X, Y) of ``rows`` already (from the spool), cut into the same blocks; ``sides``:
+        the ``lowered`` code points of the rows' sources and targets, which an encoder reads instead of
+        lowering the texts again."""
         size = self.cfg.input.block_size
         for start in range(0, rows.size, size):
             chunk = rows[start : start + size]
             s, t = [src[i] for i in chunk], [tgt[i] for i in chunk]
-            if encoded is None:
-                block = (self.encoders[0].encode(s), self.encoders[1].encode(t))
-            else:
+            if encoded is not None:
                 block = (encoded[0][start : start + size], encoded[1][start : start + size])
+            elif sides is not None:
+                block = tuple(encoder.encode_lowered(x, lowered_rows(text, start, start + chunk.size))
+                              for encoder, x, text in zip(self.encoders, (s, t), sides))
+            else:
+                block = (self.encoders[0].encode(s), self.encoders[1].encode(t))
             yield (*block, s, t) if texts else block
 
-    def moments(self, task: Task, rows: np.ndarray, keep: bool = False) -> tuple[CrossMoments | None, tuple | None]:
+    def moments(self, task: Task, rows: np.ndarray, keep: bool = False,
+                sides: tuple | None = None) -> tuple[CrossMoments | None, tuple | None]:
         """Statistics of ``rows`` of a task, added block after block (the same order on every engine),
-        and with ``keep`` the rows' encoding (X, Y)."""
+        and with ``keep`` the rows' encoding (X, Y); ``sides``: as ``encode``'s."""
         total, blocks = None, []
-        for X, Y in self.encode(task.src, task.tgt, rows):
+        for X, Y in self.encode(task.src, task.tgt, rows, sides=sides):
             block = self.model.block_moments(X, Y)
             total = block if total is None else total.add(block)
             if keep:
@@ -141,16 +147,17 @@ def screen_task(ctx: FilterContext, task: Task) -> Screened:
     words = np.concatenate(words).astype(np.int32) if cfg.select.word_budget is not None and words else None
     passing = np.flatnonzero(reasons == PASS)
     moments = sample = counts = texts = encoded = sentences = None
+    src, tgt = [task.src[i] for i in passing.tolist()], [task.tgt[i] for i in passing.tolist()]
+    # learning the scorer: each side lowered once, for the corpus counts and the encoders
+    lowered_sides = (lowered(src), lowered(tgt)) if ctx.learn and passing.size else None
     if ctx.model is not None and ctx.model.x_map is not None:  # feature-space kernel: train in this pass
-        moments, encoded = ctx.moments(task, passing, keep=ctx.spool is not None)
+        moments, encoded = ctx.moments(task, passing, keep=ctx.spool is not None, sides=lowered_sides)
     elif ctx.model is not None:  # data-space kernel: offer this task's share of the global sample
         priorities = sample_priorities(task.offset + passing, cfg.seed)
         keep = lowest(priorities, task.sample_bound, cfg.kernel.sample)
         blocks = list(ctx.encode(task.src, task.tgt, passing[keep]))
         sample = Sample(priorities[keep], task.offset + passing[keep], stack_blocks(blocks)) if blocks else None
-    src, tgt = [task.src[i] for i in passing.tolist()], [task.tgt[i] for i in passing.tolist()]
-    if ctx.learn and passing.size:  # learning the scorer: count and sample
-        lowered_sides = (lowered(src), lowered(tgt))
+    if lowered_sides is not None:  # learning the scorer: count and sample
         counts = CorpusCounts.of_lowered((src, tgt), lowered_sides, cfg.learn.fluency_buckets,
                                           cfg.learn.word_buckets)
         sentences = np.concatenate([sentence_keys(text, side) for side, text in enumerate(lowered_sides)])
