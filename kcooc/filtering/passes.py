@@ -102,22 +102,24 @@ class FilterContext:
 
     def encode(self, src: list[str], tgt: list[str], rows: np.ndarray, texts: bool = False,
                encoded: tuple | None = None, sides: tuple | None = None) -> Iterator[tuple]:
-        """Encoded (X, Y) of ``rows``, in blocks of ``input.block_size`` (and their texts if asked);
-        ``encoded``: the (X, Y) of ``rows`` already (from the spool), cut into the same blocks; ``sides``:
-        the ``lowered`` code points of the rows' sources and targets, which an encoder reads instead of
-        lowering the texts again."""
+        """Encoded (X, Y) of ``rows``, in blocks of ``input.block_size`` (and if asked their texts and the
+        texts' ``lowered`` code points, made once for the encoders and the caller); ``encoded``: the (X, Y)
+        of ``rows`` already (from the spool), cut into the same blocks; ``sides``: the ``lowered`` code
+        points of the rows' sources and targets, which an encoder reads instead of lowering the texts again."""
         size = self.cfg.input.block_size
         for start in range(0, rows.size, size):
             chunk = rows[start : start + size]
             s, t = [src[i] for i in chunk], [tgt[i] for i in chunk]
+            block_sides = (tuple(lowered_rows(text, start, start + chunk.size) for text in sides) if sides is not None
+                           else (lowered(s), lowered(t)) if texts else None)
             if encoded is not None:
                 block = (encoded[0][start : start + size], encoded[1][start : start + size])
-            elif sides is not None:
-                block = tuple(encoder.encode_lowered(x, lowered_rows(text, start, start + chunk.size))
-                              for encoder, x, text in zip(self.encoders, (s, t), sides))
+            elif block_sides is not None:
+                block = tuple(encoder.encode_lowered(x, text)
+                              for encoder, x, text in zip(self.encoders, (s, t), block_sides))
             else:
                 block = (self.encoders[0].encode(s), self.encoders[1].encode(t))
-            yield (*block, s, t) if texts else block
+            yield (*block, s, t, *block_sides) if texts else block
 
     def moments(self, task: Task, rows: np.ndarray, keep: bool = False,
                 sides: tuple | None = None) -> tuple[CrossMoments | None, tuple | None]:
@@ -194,9 +196,9 @@ def score_task(ctx: FilterContext, task: Task) -> Scored:
     features = np.empty((task.rows.size, len(ctx.learned.names)), dtype=np.float32) if ctx.keep_features else None
     weakest = np.empty(task.rows.size, dtype=np.uint8) if ctx.keep_features else None
     start = 0
-    for X, Y, src_block, tgt_block in ctx.encode(src, tgt, positions, texts=True, encoded=encoded):
+    for X, Y, src_block, tgt_block, *texts in ctx.encode(src, tgt, positions, texts=True, encoded=encoded):
         block = slice(start, start + X.shape[0])
-        texts = lowered(src_block), lowered(tgt_block)  # each side lowered once for every feature
+        texts = tuple(texts)  # each side lowered once, for the encoders and every feature
         pair = ctx.extractor.pair(src_block, tgt_block, TextStats(src_block), TextStats(tgt_block), texts)
         F = np.hstack([pair, ctx.extractor.statistical(src_block, tgt_block, X, Y, texts=texts)])
         if ctx.keep_features:
