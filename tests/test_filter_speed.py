@@ -63,10 +63,28 @@ def test_e_step_on_transposed_tables_equals_the_per_word_e_step_bit_for_bit(diag
     table /= table.sum(axis=1, keepdims=True)
     counts, log_likelihood = per_word_e_step(rows_of(s), rows_of(t), table, diagonal)
     counts_t = np.zeros((buckets, buckets + 1))
-    got = AlignmentModel._expect(s, t, np.ascontiguousarray(table.T), diagonal, counts_t)
-    assert got == log_likelihood
+    table_t, priors = np.ascontiguousarray(table.T), AlignmentModel.prior_table(diagonal)
+    assert AlignmentModel._expect(s, t, table_t, priors, counts_t) == log_likelihood
     assert np.array_equal(counts_t.T, counts)
-    assert AlignmentModel._expect(s, t, np.ascontiguousarray(table.T), diagonal, None) == log_likelihood
+    assert AlignmentModel._expect(s, t, table_t, priors, None) == log_likelihood
+
+
+def test_em_on_transposed_tables_equals_em_on_the_tables_bit_for_bit():
+    """_fit_direction's EM (transposed tables, one transposition of the counts an iteration) against EM
+    written on the untransposed table with the per-word E-step: the same table, lambda and totals."""
+    src, tgt = read_pairs(80)
+    buckets, model = 32, AlignmentModel
+    s, t = token_sequences(src, buckets), token_sequences(tgt, buckets)
+    table, diagonal = np.full((buckets + 1, buckets), 1.0 / buckets), 0.0
+    for iteration in range(model.iterations):
+        counts = per_word_e_step(rows_of(s), rows_of(t), table, diagonal)[0] + model.smoothing
+        totals = counts.sum(axis=1)
+        table = counts / totals[:, None]
+        if iteration == 0:
+            diagonal = max(DIAGONALS, key=lambda d: per_word_e_step(rows_of(s), rows_of(t), table, d)[1])
+    fitted, fitted_diagonal, fitted_totals = model._fit_direction(s, t, buckets)
+    assert fitted_diagonal == diagonal and np.array_equal(fitted_totals, totals)
+    assert fitted.dtype == np.float32 and np.array_equal(fitted, table.astype(np.float32))
 
 
 def test_prior_table_holds_the_priors_of_every_shape():

@@ -285,30 +285,35 @@ class AlignmentModel:
     @classmethod
     def _fit_direction(cls, given: tuple, words: tuple, buckets: int) -> tuple[np.ndarray, float, np.ndarray]:
         """The table t(word | given) (float32, ``(buckets + 1, buckets)``), lambda and the expected counts per
-        given id of one direction."""
-        table, diagonal = np.full((buckets + 1, buckets), 1.0 / buckets), 0.0
+        given id of one direction. EM runs on the transposed table (``[word id, given id]``); each iteration
+        transposes its counts once, for the sums per given id."""
+        table_t, diagonal = np.full((buckets, buckets + 1), 1.0 / buckets), 0.0
+        priors = cls.prior_table(diagonal)
         for iteration in range(cls.iterations):
-            counts = np.zeros((buckets, buckets + 1))
-            cls._expect(given, words, np.ascontiguousarray(table.T), diagonal, counts)
-            counts = np.ascontiguousarray(counts.T)  # the same sums, in the order of the untransposed table
-            counts += cls.smoothing
+            counts_t = np.zeros((buckets, buckets + 1))
+            cls._expect(given, words, table_t, priors, counts_t)
+            counts_t += cls.smoothing
+            counts = np.ascontiguousarray(counts_t.T)  # summed in the order of the untransposed table
             totals = counts.sum(axis=1)
-            table = counts / totals[:, None]
+            table_t = np.divide(counts_t, totals, out=counts_t)
             if iteration == 0:
-                table_t = np.ascontiguousarray(table.T)
-                diagonal = max(DIAGONALS, key=lambda d: cls._expect(given, words, table_t, d, None))
-        return table.astype(np.float32), diagonal, totals
+                diagonal = max(DIAGONALS, key=lambda d: cls._expect(given, words, table_t, cls.prior_table(d), None))
+                priors = cls.prior_table(diagonal)
+        return (counts / totals[:, None]).astype(np.float32), diagonal, totals
 
     @classmethod
-    def _expect(cls, given: tuple, words: tuple, table_t: np.ndarray, diagonal: float,
-                counts_t: np.ndarray | None) -> float:
+    def prior_table(cls, diagonal: float) -> tuple[np.ndarray, np.ndarray]:
+        """Every p(a_j = i) of the diagonal prior with lambda ``diagonal`` (``_prior_table``)."""
+        return _prior_table(diagonal, cls.null_probability, TOKEN_LIMIT)
+
+    @classmethod
+    def _expect(cls, given: tuple, words: tuple, table_t: np.ndarray, priors: tuple, counts_t: np.ndarray | None
+                ) -> float:
         """Adds the expected link counts to ``counts_t`` (unless None); returns the log-likelihood
-        of ``words``. Both tables transposed: ``[word id, given id]``."""
-        offsets, priors = _prior_table(diagonal, cls.null_probability, TOKEN_LIMIT)
+        of ``words``. Both tables transposed: ``[word id, given id]``; ``priors``: ``prior_table`` of lambda."""
         accumulate = counts_t is not None
-        return _expected_counts(given[1], given[0], words[1], words[0], table_t, offsets, priors,
-                                cls.null_probability, TOKEN_LIMIT, table_t if counts_t is None else counts_t,
-                                accumulate)
+        return _expected_counts(given[1], given[0], words[1], words[0], table_t, *priors, cls.null_probability,
+                                TOKEN_LIMIT, table_t if counts_t is None else counts_t, accumulate)
 
     def features(self, src: list[str], tgt: list[str], texts: tuple | None = None) -> np.ndarray:
         """The ALIGNMENT_FEATURES of each pair, (n, 6) float32; ``texts``: the sides' ``lowered`` code points, if the
@@ -316,7 +321,7 @@ class AlignmentModel:
         texts = texts or (lowered(src), lowered(tgt))
         (s_ids, s_ptr), (t_ids, t_ptr) = (token_ids(text, self.buckets, STEM) for text in texts)
         if self._priors is None:
-            self._priors = tuple(_prior_table(d, self.null_probability, TOKEN_LIMIT) for d in self.diagonals)
+            self._priors = tuple(self.prior_table(d) for d in self.diagonals)
             self._transposed = tuple(np.ascontiguousarray(table.T) for table in (self.forward, self.reverse))
         fitted = np.isin(_pair_hashes(s_ptr, s_ids, t_ptr, t_ids), self.fitted, kind="sort")
         scores = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, *self._transposed, self.totals, self._priors,
