@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numba
 import numpy as np
 import scipy.sparse as sp
@@ -51,6 +53,14 @@ def normalize_kernel(K: np.ndarray, row_diag: np.ndarray, col_diag: np.ndarray) 
     out = np.zeros(np.broadcast_shapes(np.shape(K), product.shape))
     np.divide(K, np.sqrt(product), out=out, where=product > 0)
     return out
+
+
+def nan_columns(statistic, X: np.ndarray, *args) -> np.ndarray:
+    """``statistic(X, *args, axis=0)`` for a NaN-ignoring numpy statistic (np.nanmedian, np.nanquantile): NaN for a
+    column with no value, without the warning numpy prints there (a feature that no sampled pair has)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return statistic(X, *args, axis=0)
 
 
 def with_ones_column(X) -> np.ndarray:

@@ -39,6 +39,7 @@ import numpy as np
 
 from ..artifact import part
 from ..errors import InputError, check_fitted
+from ..linalg import nan_columns
 from .gate import FOREIGN, GATED, LanguageGate
 from .monotone import MonotoneLogistic
 from .priors import PRIORS, FixedPriors, check_weights
@@ -232,7 +233,7 @@ default 0.3, 0.5, 2.0, 3.0, 0.5, 0.3
         F = np.asarray(F, dtype=np.float64)
         self.ratios_ = RatioDistances(self.names).fit(F[clean])
         X = self.inputs(F)
-        self.reference_ = np.nan_to_num(np.nanmedian(X[clean], axis=0))
+        self.reference_ = np.nan_to_num(nan_columns(np.nanmedian, X[clean]))
         self.typicality_ = Typicality(self.orientation, self.typicality_shares, self.typicality_weight).fit(X[clean])
         self.priors_ = FixedPriors(self.input_names, self.orientation, self.weights).fit(X[clean])
         model_X, orientation = X[:, self.model_inputs], self.orientation[self.model_inputs]

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..linalg import fit_logistic
+from ..linalg import fit_logistic, nan_columns
 
 
 class MonotoneLogistic:
@@ -105,7 +105,7 @@ class MonotoneLogistic:
         """Fit on rows ``X`` and whether each is clean; ``start``: a fitted model on similar rows whose
         weights start the Newton iterations (the same optimum, fewer steps)."""
         with np.errstate(all="ignore"):
-            self.medians_ = np.nan_to_num(np.nanmedian(np.asarray(X, dtype=np.float64) * self.signs, axis=0))
+            self.medians_ = np.nan_to_num(nan_columns(np.nanmedian, np.asarray(X, dtype=np.float64) * self.signs))
         Xo = self._oriented(X)
         grid = np.linspace(0.0, 1.0, self.knots + 1)
         edges = []

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from ..linalg import nan_columns
 
 GRID = 1001  # quantiles kept per input: the tail share is read to a thousandth
 
@@ -54,7 +55,7 @@ class Typicality:
         """Keep ``GRID`` quantiles of every oriented input over the rows ``X`` (the sample's pairs)."""
         Xo = self._oriented(X)
         with np.errstate(all="ignore"):
-            quantiles = np.nanquantile(Xo, np.linspace(0.0, 1.0, GRID), axis=0).T
+            quantiles = nan_columns(np.nanquantile, Xo, np.linspace(0.0, 1.0, GRID)).T
         self.quantiles_ = np.where(np.isnan(quantiles), 0.0, quantiles)
         self.rows_ = len(Xo)
         return self
