@@ -26,6 +26,20 @@ def run(*args, stdin=None, check=True):
     return result
 
 
+def invoke(*args):
+    """Run the real `kcooc` command in this process (click's test runner), for tests of many quick exits where a
+    new interpreter's start-up would be most of the time; a CompletedProcess as `run(..., check=False)` gives.
+    An exception that escapes the command is raised here."""
+    from click.testing import CliRunner
+
+    from kcooc.cli import cli
+
+    result = CliRunner().invoke(cli, list(map(str, args)))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
+
+
 def needs_extra(module: str, extra: str) -> pytest.MarkDecorator:
     """Skip unless ``module``, which only the optional ``extra`` installs, is there: .ci/run also runs the
     suite on the core install alone, where such tests skip and say what to install."""
