@@ -16,7 +16,7 @@ install:
 	$(PIP) install -q -e '.[all]'
 
 install-test:
-	$(call INSTALL_NOTE,kcooc[all] and the test tools (pytest; chitchat-dataset for the dialogue pairs))
+	$(call INSTALL_NOTE,kcooc[all] and the test tools (pytest, pytest-xdist; chitchat-dataset for the dialogue pairs))
 	$(PIP) install -q -e '.[all,test]'
 
 install-data:
@@ -67,12 +67,15 @@ chromium:
 		{ $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q --no-install-recommends chromium >/dev/null; } || \
 		echo "kcooc: could not install chromium; the browser test of the --report page will be skipped"; }
 
+# The suite on every core (pytest-xdist; a worker takes the next test when it is free).
+PYTEST_PARALLEL = -n auto --dist worksteal
+
 test: install-test wordnet chromium
-	$(PYTHON) -m pytest -q
+	$(PYTHON) -m pytest -q $(PYTEST_PARALLEL)
 
 # Reproduction-scale tests too (slow; not in CI's default run).
 test-all: install-test wordnet chromium
-	$(PYTHON) -m pytest -q -m ''
+	$(PYTHON) -m pytest -q $(PYTEST_PARALLEL) -m ''
 
 data: $(DATA)/dialogue/train.tsv $(DATA)/fasttext/en-300.bin
 
