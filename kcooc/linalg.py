@@ -58,7 +58,7 @@ def normalize_kernel(K: np.ndarray, row_diag: np.ndarray, col_diag: np.ndarray) 
 def nan_columns(statistic, X: np.ndarray, *args) -> np.ndarray:
     """``statistic(X, *args, axis=0)`` for a NaN-ignoring numpy statistic (np.nanmedian, np.nanquantile): NaN for a
     column with no value, without the warning numpy prints there (a feature that no sampled pair has)."""
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         return statistic(X, *args, axis=0)
 

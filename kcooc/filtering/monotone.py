@@ -104,8 +104,7 @@ class MonotoneLogistic:
     def fit(self, X: np.ndarray, clean: np.ndarray, start: "MonotoneLogistic | None" = None) -> "MonotoneLogistic":
         """Fit on rows ``X`` and whether each is clean; ``start``: a fitted model on similar rows whose
         weights start the Newton iterations (the same optimum, fewer steps)."""
-        with np.errstate(all="ignore"):
-            self.medians_ = np.nan_to_num(nan_columns(np.nanmedian, np.asarray(X, dtype=np.float64) * self.signs))
+        self.medians_ = np.nan_to_num(nan_columns(np.nanmedian, np.asarray(X, dtype=np.float64) * self.signs))
         Xo = self._oriented(X)
         grid = np.linspace(0.0, 1.0, self.knots + 1)
         edges = []

@@ -54,8 +54,7 @@ class Typicality:
     def fit(self, X: np.ndarray) -> "Typicality":
         """Keep ``GRID`` quantiles of every oriented input over the rows ``X`` (the sample's pairs)."""
         Xo = self._oriented(X)
-        with np.errstate(all="ignore"):
-            quantiles = nan_columns(np.nanquantile, Xo, np.linspace(0.0, 1.0, GRID)).T
+        quantiles = nan_columns(np.nanquantile, Xo, np.linspace(0.0, 1.0, GRID)).T
         self.quantiles_ = np.where(np.isnan(quantiles), 0.0, quantiles)
         self.rows_ = len(Xo)
         return self
