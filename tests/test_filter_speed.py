@@ -1,6 +1,6 @@
 """The fast paths of filter-parallel give the same numbers as the straightforward code they replace:
 the alignment EM (prior tables, transposed tables, threads), the banded sparse cross product of the
-PHSIC statistics, and the in-place merges of the per-task results."""
+PHSIC statistics, PHSIC's row-wise bilinear form, and the in-place merges of the per-task results."""
 
 import math
 
@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from kcooc.filtering.alignment import DIAGONALS, TOKEN_LIMIT, AlignmentModel, _prior_table, _priors
 from kcooc.filtering.corpus import CorpusCounts
 from kcooc.filtering.tokens import token_sequences
-from kcooc.linalg import _sparse_cross_product, add_cross_product
+from kcooc.linalg import _sparse_cross_product, add_cross_product, rowwise_bilinear
 from kcooc.phsic.moments import CrossMoments
 
 from conftest import DATA
@@ -122,6 +122,25 @@ def test_banded_cross_product_equals_the_row_by_row_sums(tile):
     S = np.ones((20, 15))
     add_cross_product(S, Phi, Psi)
     np.testing.assert_allclose(S, 1 + (Phi.T @ Psi).toarray(), rtol=1e-12)
+
+
+def test_sparse_bilinear_equals_the_term_by_term_sums():
+    rng = np.random.default_rng(2)
+    nnz = np.arange(40) % 11  # rows of 0 to 10 entries: every remainder of the four rows taken at once
+    Phi = sp.csr_matrix((rng.standard_normal(nnz.sum()), np.concatenate([rng.choice(30, k, replace=False)
+                                                                          for k in nnz]), np.r_[0, np.cumsum(nnz)]),
+                        shape=(40, 30))
+    Psi = sp.random(40, 25, density=0.3, format="csr", random_state=rng)
+    C = rng.standard_normal((30, 25))
+    expected = np.zeros(40)
+    for r in range(40):  # phi_r^T C psi_r, each of phi_r's entries times its sum over psi_r, in order
+        for a in range(Phi.indptr[r], Phi.indptr[r + 1]):
+            partial = 0.0
+            for b in range(Psi.indptr[r], Psi.indptr[r + 1]):
+                partial += C[Phi.indices[a], Psi.indices[b]] * Psi.data[b]
+            expected[r] += Phi.data[a] * partial
+    assert np.array_equal(rowwise_bilinear(Phi, C, Psi), expected)
+    np.testing.assert_allclose(expected, np.einsum("ij,ij->i", Phi.toarray() @ C, Psi.toarray()), atol=1e-12)
 
 
 def test_in_place_merges_equal_merge():
