@@ -34,13 +34,14 @@ def fixture_pairs(name):
 
 def test_foreign_shares_are_the_letter_by_letter_definition_on_real_sides():
     japanese, chinese = fixture_pairs("en-ja.tsv"), fixture_pairs("en-zh-wrong.tsv")
-    src = [s for s, _ in japanese + chinese] + ["Kigo", "Dvořák", "Α, Β, Γ (Greek)", "x"]
-    tgt = [t for _, t in japanese + chinese] + ["囲碁、围棋、바둑", "ドヴォルザーク Dvořák", "Α, Β, Γ（ギリシャ文字）",
-                                                "→ ✓ 123"]
+    src = [s for s, _ in japanese + chinese] + ["x", "Kigo", "Dvořák", "Α, Β, Γ (Greek)", "x"]
+    tgt = [t for _, t in japanese + chinese] + ["𠀋𡈽 のテスト", "囲碁、围棋、바둑", "ドヴォルザーク Dvořák",
+                                                "Α, Β, Γ（ギリシャ文字）", "→ ✓ 123"]
     shares = foreign_shares(tgt, "ja", src)
     np.testing.assert_allclose(shares, [naive_share(t, "ja", s) for s, t in zip(src, tgt)], rtol=1e-6)
     assert not shares[: len(japanese)].any()  # no clean Japanese side has a letter Japanese does not write
     assert np.mean(shares[len(japanese) : len(japanese) + len(chinese)] > 0) > 0.6  # most Chinese sides have some
+    assert shares[-5] == np.float32(2 / 6)  # letters beyond the BMP count as letters too
     assert shares[-4] == np.float32(3 / 6)  # 围 바 둑; Latin letters and letters the source has do not count
     assert shares[-3] == shares[-2] == shares[-1] == 0
     # Cyrillic in a side declared German; a language without a code page here, and no language: nothing
