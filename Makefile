@@ -127,11 +127,12 @@ $(BICLEANER_VENV)/bin/bicleaner-hardrules:
 # Labelled filtering benchmark: real en-ja/en-de/en-fr pairs with 20% realistic noise (in distribution), and six
 # out-of-distribution test sets (other programs, en-ru/ko/pl, 14 noise kinds, the learned score also trained
 # leaving one family of its noise out); length ratio, the learned score, eflomal, OpusFilter and
-# bicleaner-hardrules on the same files -> docs/results-filtering.md and .json (~35 min).
+# bicleaner-hardrules on the same files -> docs/results-filtering.md and .json (~35 min; the four
+# leave-one-family-out runs of a test set two at a time).
 filter-eval: install-data data-parallel data-parallel-ood $(OPUSFILTER_VENV)/bin/opusfilter $(BICLEANER_VENV)/bin/bicleaner-hardrules
 	$(PYTHON) -m scripts.experiments.filtering.eval_filtering --data $(DATA)/parallel --fasttext $(DATA)/fasttext \
 		--opusfilter-venv $(OPUSFILTER_VENV) --bicleaner-venv $(BICLEANER_VENV) --workdir $(RUNS)/filter-eval \
-		--out docs/results-filtering.md --json docs/results-filtering.json
+		--out docs/results-filtering.md --json docs/results-filtering.json --concurrent-runs 2
 
 # The held-out test sets (eval_filtering.HELD_OUT: program catalogues in Spanish, Swedish, Hungarian and Greek), on a
 # page of their own: scored once the choices the main page's development runs made were final
@@ -140,7 +141,7 @@ filter-eval-heldout: install-data data-parallel data-parallel-ood $(OPUSFILTER_V
 		--ood es-programs,sv-programs,hu-programs,el-programs --opusfilter-venv $(OPUSFILTER_VENV) \
 		--bicleaner-venv $(BICLEANER_VENV) --workdir $(RUNS)/filter-eval-heldout \
 		--out docs/results-filtering-heldout.md --json docs/results-filtering-heldout.json \
-		--notes filtering_heldout_notes.md
+		--notes filtering_heldout_notes.md --concurrent-runs 2
 
 # The same benchmark on en-ja only; with ASPEC-JE at $(DATA)/aspec/train-1.txt (its
 # `score ||| id ||| n ||| ja ||| en` lines) it runs on ASPEC instead -> docs/results-filtering-aspec.md.
