@@ -1118,32 +1118,47 @@ def naive_alignment(src, tgt, buckets):
             for i, weight in enumerate(weights):
                 own[given[i], words[j]] = own.get((given[i], words[j]), 0.0) + weight / total
                 own[given[i]] = own.get(given[i], 0.0) + weight / total
-        best, total = [], 0.0
+        best, terms = [], []
         for j in range(len(words)):
             weights = [p * max(table[given[i], words[j]] * totals[given[i]] - own[given[i], words[j]],
                                AlignmentModel.smoothing) / (totals[given[i]] - own[given[i]])
                        for i, p in enumerate(prior(len(given), len(words), j, lam))]
             null = p0 * table[buckets, words[j]]
             best.append(int(np.argmax(weights)) if max(weights) > null else -1)
-            total += math.log(null + sum(weights))
-        return best, total / len(words)
+            terms.append((words[j], math.log(null + sum(weights))))
+        return best, terms
 
-    features = []
-    for s, t in zip(*sequences):
+    rows, terms = [], ([], [])  # each pair's link features; each direction's (pair, word, log p(word | other side))
+    for r, (s, t) in enumerate(zip(*sequences)):
         m, n = cut(len(s), len(t))
         ratio = math.log1p(len(t)) - math.log1p(len(s))
         if not m or not n:
-            features.append([math.log(1 / buckets)] * 2 + [0.0, 0.0, math.nan, ratio])
+            rows.append([0.0, 0.0, math.nan, ratio])
             continue
         s, t = s[:m], t[:n]
         best_t, forward = viterbi_and_score(s, t, tables[0], lambdas[0], denominators[0])
         best_s, reverse = viterbi_and_score(t, s, tables[1], lambdas[1], denominators[1])
+        terms[0].extend((r, w, x) for w, x in forward)
+        terms[1].extend((r, w, x) for w, x in reverse)
         links = sorted((j, i) for j, i in enumerate(best_t) if i >= 0 and best_s[i] == j)
         crossing = [a[1] > b[1] for a, b in itertools.combinations(links, 2)]  # links in target order
         order = sum(crossing) / len(crossing) if crossing else math.nan
-        features.append([forward, reverse, len({i for _, i in links}) / m, len({j for j, _ in links}) / n, order,
-                         ratio])
-    return tables, lambdas, np.array(features)
+        rows.append([len({i for _, i in links}) / m, len({j for j, _ in links}) / n, order, ratio])
+
+    def relative(direction_terms):  # each pair's mean of its words' log p less the mean over the other pairs' words
+        means = []
+        for r in range(len(rows)):
+            mine = [(w, x) for pair, w, x in direction_terms if pair == r]
+            differences = []
+            for w, x in mine:
+                others = [y for pair, v, y in direction_terms if v == w]
+                others.remove(x)  # the pair's own occurrence (every pair was fitted)
+                differences.append(x - sum(others) / len(others) if others else 0.0)
+            means.append(sum(differences) / len(differences) if differences else 0.0)
+        return means
+
+    features = np.column_stack([relative(terms[0]), relative(terms[1]), np.array(rows)])
+    return tables, lambdas, features
 
 
 def test_alignment_model_equals_a_naive_reference():
@@ -1157,14 +1172,17 @@ def test_alignment_model_equals_a_naive_reference():
     assert np.nanmax(features[:, 4]) > 0 and np.isnan(features[:, 4]).sum() < len(src) // 2  # order is measured
     again = AlignmentModel.from_arrays(model.arrays())
     assert np.array_equal(again.features(src, tgt), model.features(src, tgt), equal_nan=True)
-    with pytest.raises(KcoocError):
-        AlignmentModel.from_arrays({**model.arrays(), "reverse": model.reverse[:-1]})
+    for bad in ({"reverse": model.reverse[:-1]}, {"typical": model.typical[:, :, :-1]},
+                {"typical": np.where(model.typical > 0, np.nan, model.typical)}):
+        with pytest.raises(KcoocError):
+            AlignmentModel.from_arrays({**model.arrays(), **bad})
 
 
 def test_only_the_pairs_the_alignment_was_fitted_on_are_scored_without_their_own_counts():
     src, tgt = excerpt(60)
     model = AlignmentModel.fit(src[:30], tgt[:30], 64)
-    unfitted = AlignmentModel(model.forward, model.reverse, model.diagonals, model.totals, np.zeros(0, np.uint64))
+    unfitted = AlignmentModel(model.forward, model.reverse, model.diagonals, model.totals, np.zeros(0, np.uint64),
+                              model.typical)
     fitted_rows, new_rows = model.features(src[:30], tgt[:30]), model.features(src[30:], tgt[30:])
     assert np.array_equal(new_rows, unfitted.features(src[30:], tgt[30:]), equal_nan=True)
     plain = unfitted.features(src[:30], tgt[:30])

@@ -12,8 +12,13 @@ size on any corpus). The tightness lambda of each direction is the value of ``DI
 gives the sample the highest likelihood (0 = IBM model 1's uniform positions, which suits
 language pairs with different word orders). Features per pair (``ALIGNMENT_FEATURES``):
 
-* ``align_tgt`` / ``align_src``: mean over the words of one side of log p(word | other side),
-  the alignment model's per-word log-likelihood (what eflomal's sentence scores measure);
+* ``align_tgt`` / ``align_src``: mean over the words of one side of log p(word | other side), the
+  alignment model's per-word log-likelihood (what eflomal's sentence scores measure), less each word's
+  typical value: the mean of its log p over the sampled pairs' words (``typical``; a word of a sampled pair
+  leaves its own term out, and a word the sample has nowhere else counts 0). Some words are always poorly
+  explained (function words the other language does not write, words the tables saw a few times), others
+  nearly always well; the near miss's one wrong word is a word that is usually well explained and here is
+  not, which the raw mean dilutes among the others;
 * ``cover_src`` / ``cover_tgt``: share of each side's words on a link of the intersection of
   the two directions' most probable (Viterbi) alignments (Och & Ney 2003, §4.1): a word whose
   best partner prefers another word, or the empty word, counts as uncovered. A near miss (the
@@ -178,31 +183,31 @@ def _own_counts(given, words, table, start, priors, p0, first_i, first_j, own, o
 
 @numba.njit(cache=True, nogil=True)
 def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward_t, reverse_t, totals, priors, null_probability, limit, fitted,
-                 smoothing):  # pragma: no cover - compiled
-    """ALIGNMENT_FEATURES of each pair (see the module docstring); ``forward_t``, ``reverse_t``: the tables
-    transposed (``[word id, given id]``: the look-ups of one word stay in one row); ``priors``: the
-    ``_prior_table`` of each direction's lambda; ``totals``: each direction's expected counts per given id (the
-    tables' denominators); ``fitted``: whether the tables were fitted on the pair (then it is scored without its
-    own expected counts)."""
+                 smoothing, t_terms, s_terms):  # pragma: no cover - compiled
+    """``cover_src``, ``cover_tgt`` and ``order`` of each pair (see the module docstring), and into ``t_terms``,
+    ``s_terms`` (aligned with ``t_ids``, ``s_ids``) each word's log p(word | other side) (the words the alignment
+    sees); ``forward_t``, ``reverse_t``: the tables transposed (``[word id, given id]``: the look-ups of one word
+    stay in one row); ``priors``: the ``_prior_table`` of each direction's lambda; ``totals``: each direction's
+    expected counts per given id (the tables' denominators); ``fitted``: whether the tables were fitted on the
+    pair (then it is scored without its own expected counts)."""
     n_pairs = len(s_ptr) - 1
-    out = np.empty((n_pairs, 5))
+    out = np.empty((n_pairs, 3))
     best_s, best_t, linked = np.empty(limit, np.int64), np.empty(limit, np.int64), np.empty(limit, np.int64)
     first_i, first_j = np.empty(limit, np.int64), np.empty(limit, np.int64)
     own, own_row = np.zeros((limit, limit)), np.zeros(limit)
     for r in range(n_pairs):
         m, n = _prefix_lengths(s_ptr[r + 1] - s_ptr[r], t_ptr[r + 1] - t_ptr[r], limit)
         if m == 0 or n == 0:
-            out[r, 0] = out[r, 1] = np.log(1.0 / forward_t.shape[0])
-            out[r, 2] = out[r, 3] = 0.0
-            out[r, 4] = np.nan
+            out[r, 0] = out[r, 1] = 0.0
+            out[r, 2] = np.nan
             continue
         s, t = s_ids[s_ptr[r] : s_ptr[r] + m], t_ids[t_ptr[r] : t_ptr[r] + n]
         for direction in range(2):
             table, total_of = (forward_t, totals[0]) if direction == 0 else (reverse_t, totals[1])
             given, words = (s, t) if direction == 0 else (t, s)
             best = best_t if direction == 0 else best_s
+            terms, start = (t_terms, t_ptr[r]) if direction == 0 else (s_terms, s_ptr[r])
             a, b = len(given), len(words)
-            log_likelihood = 0.0
             offsets, table_priors = priors[direction]
             if fitted[r]:
                 _own_counts(given, words, table, offsets[a, b], table_priors, null_probability, first_i, first_j, own,
@@ -220,8 +225,7 @@ def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward_t, reverse_t, totals, prior
                     total += w
                     if w > top:
                         top, best[j] = w, i
-                log_likelihood += np.log(total)
-            out[r, direction] = log_likelihood / b
+                terms[start + j] = np.log(total)
         covered_s = covered_t = 0
         for j in range(n):
             if best_t[j] >= 0 and best_s[best_t[j]] == j:
@@ -232,11 +236,11 @@ def _pair_scores(s_ptr, s_ids, t_ptr, t_ids, forward_t, reverse_t, totals, prior
             for b in range(a + 1, covered_t):
                 if linked[a] > linked[b]:
                     crossed += 1
-        out[r, 4] = 2.0 * crossed / (covered_t * (covered_t - 1)) if covered_t > 1 else np.nan
+        out[r, 2] = 2.0 * crossed / (covered_t * (covered_t - 1)) if covered_t > 1 else np.nan
         for i in range(m):
             if best_s[i] >= 0 and best_t[best_s[i]] == i:
                 covered_s += 1
-        out[r, 2], out[r, 3] = covered_s / m, covered_t / n
+        out[r, 0], out[r, 1] = covered_s / m, covered_t / n
     return out
 
 
@@ -246,7 +250,9 @@ class AlignmentModel:
     ``forward[e, f]`` = t(f | e) for source id e and target id f, ``reverse[f, e]`` = t(e | f);
     the last row of each is the empty word. ``diagonals``: lambda of each direction; ``totals``: (2,
     buckets + 1), each direction's expected counts per given id (the tables' denominators);
-    ``fitted``: the sorted ``_pair_hashes`` of the pairs the tables were fitted on.
+    ``fitted``: the sorted ``_pair_hashes`` of the pairs the tables were fitted on; ``typical``: (2, 2, buckets),
+    per direction (words of the target, of the source) the sum of each word id's per-word log-likelihoods over
+    the fitted pairs and their number.
     """
 
     iterations = 5
@@ -254,8 +260,8 @@ class AlignmentModel:
     smoothing = 0.01  # added to every expected count before normalising
 
     def __init__(self, forward: np.ndarray, reverse: np.ndarray, diagonals: np.ndarray, totals: np.ndarray,
-                 fitted: np.ndarray):
-        self.forward, self.reverse = forward, reverse
+                 fitted: np.ndarray, typical: np.ndarray):
+        self.forward, self.reverse, self.typical = forward, reverse, np.asarray(typical, dtype=np.float64)
         self.diagonals = np.asarray(diagonals, dtype=np.float64)
         self.totals, self.fitted = np.asarray(totals, dtype=np.float64), np.asarray(fitted, dtype=np.uint64)
         self.buckets = forward.shape[1]
@@ -279,8 +285,15 @@ class AlignmentModel:
         else:
             fitted = [cls._fit_direction(*sides, buckets) for sides in directions]
         (forward, forward_lambda, forward_totals), (reverse, reverse_lambda, reverse_totals) = fitted
-        return cls(forward, reverse, np.array([forward_lambda, reverse_lambda]),
-                   np.stack([forward_totals, reverse_totals]), np.unique(_pair_hashes(s[1], s[0], t[1], t[0])))
+        model = cls(forward, reverse, np.array([forward_lambda, reverse_lambda]),
+                    np.stack([forward_totals, reverse_totals]), np.unique(_pair_hashes(s[1], s[0], t[1], t[0])),
+                    np.zeros((2, 2, buckets)))
+        _, word_terms = model._scores(s[1], s[0], t[1], t[0], np.ones(len(s[1]) - 1, dtype=bool))
+        for direction, (ids, terms) in enumerate(zip((t[0], s[0]), word_terms)):
+            seen = ~np.isnan(terms)
+            model.typical[direction] = (np.bincount(ids[seen], terms[seen], minlength=buckets),
+                                        np.bincount(ids[seen], minlength=buckets))
+        return model
 
     @classmethod
     def _fit_direction(cls, given: tuple, words: tuple, buckets: int) -> tuple[np.ndarray, float, np.ndarray]:
@@ -320,28 +333,49 @@ class AlignmentModel:
         caller has them."""
         texts = texts or (lowered(src), lowered(tgt))
         (s_ids, s_ptr), (t_ids, t_ptr) = (token_ids(text, self.buckets, STEM) for text in texts)
+        fitted = np.isin(_pair_hashes(s_ptr, s_ids, t_ptr, t_ids), self.fitted, kind="sort")
+        links, (t_terms, s_terms) = self._scores(s_ptr, s_ids, t_ptr, t_ids, fitted)
+        ratio = np.log1p(np.diff(t_ptr)) - np.log1p(np.diff(s_ptr))
+        return np.column_stack([self._relative(0, t_ptr, t_ids, t_terms, fitted),
+                                self._relative(1, s_ptr, s_ids, s_terms, fitted), links, ratio]).astype(np.float32)
+
+    def _scores(self, s_ptr, s_ids, t_ptr, t_ids, fitted) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """``_pair_scores`` of the pairs: the link features, and each word's log p(word | other side) (the target's
+        words, the source's; NaN for a word beyond the prefix the alignment sees)."""
         if self._priors is None:
             self._priors = tuple(self.prior_table(d) for d in self.diagonals)
             self._transposed = tuple(np.ascontiguousarray(table.T) for table in (self.forward, self.reverse))
-        fitted = np.isin(_pair_hashes(s_ptr, s_ids, t_ptr, t_ids), self.fitted, kind="sort")
-        scores = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, *self._transposed, self.totals, self._priors,
-                              self.null_probability, TOKEN_LIMIT, fitted, self.smoothing)
-        ratio = np.log1p(np.diff(t_ptr)) - np.log1p(np.diff(s_ptr))
-        return np.column_stack([scores, ratio]).astype(np.float32)
+        terms = np.full(t_ids.size, np.nan), np.full(s_ids.size, np.nan)
+        links = _pair_scores(s_ptr, s_ids, t_ptr, t_ids, *self._transposed, self.totals, self._priors,
+                             self.null_probability, TOKEN_LIMIT, fitted, self.smoothing, *terms)
+        return links, terms
+
+    def _relative(self, direction: int, ptr: np.ndarray, ids: np.ndarray, terms: np.ndarray, fitted: np.ndarray
+                  ) -> np.ndarray:
+        """Each pair's mean over its words of their ``terms`` less the word's typical term (``typical[direction]``,
+        without the pair's own where it was ``fitted``; 0 for a word no other fitted pair has); 0 without words."""
+        at = np.flatnonzero(~np.isnan(terms))
+        pair = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))[at]
+        word, term, own = ids[at], terms[at], fitted[pair]
+        others = self.typical[direction, 1][word] - own
+        typical = (self.typical[direction, 0][word] - np.where(own, term, 0.0)) / np.maximum(others, 1)
+        relative = np.bincount(pair, np.where(others > 0, term - typical, 0.0), minlength=len(ptr) - 1)
+        return relative / np.maximum(np.bincount(pair, minlength=len(ptr) - 1), 1)
 
     # -- persistence ------------------------------------------------------------------------------
     def arrays(self) -> dict[str, np.ndarray]:
         return {"forward": self.forward, "reverse": self.reverse, "diagonals": self.diagonals, "totals": self.totals,
-                "fitted": self.fitted}
+                "fitted": self.fitted, "typical": self.typical}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "AlignmentModel":
-        forward, reverse, diagonals, totals, fitted = (arrays.get(key) for key in
-                                                       ("forward", "reverse", "diagonals", "totals", "fitted"))
-        if (any(array is None for array in (forward, reverse, diagonals, totals, fitted)) or forward.ndim != 2
+        forward, reverse, diagonals, totals, fitted, typical = (
+            arrays.get(key) for key in ("forward", "reverse", "diagonals", "totals", "fitted", "typical"))
+        if (any(array is None for array in (forward, reverse, diagonals, totals, fitted, typical)) or forward.ndim != 2
                 or forward.shape != reverse.shape or forward.shape[0] != forward.shape[1] + 1
                 or diagonals.shape != (2,) or totals.shape != (2, forward.shape[0]) or fitted.ndim != 1
-                or not np.all(totals > 0) or not np.all(fitted[1:] > fitted[:-1])):
+                or typical.shape != (2, 2, forward.shape[1]) or not np.all(np.isfinite(typical))
+                or not np.all(typical[:, 1] >= 0) or not np.all(totals > 0) or not np.all(fitted[1:] > fitted[:-1])):
             raise InputError("alignment tables are missing or have bad shapes")
-        return cls(forward.astype(np.float32), reverse.astype(np.float32), diagonals, totals, fitted)
+        return cls(forward.astype(np.float32), reverse.astype(np.float32), diagonals, totals, fitted, typical)
 

@@ -36,8 +36,9 @@ KIND = "filter"
 # words' part out; 16: repeats see a run of tokens repeated at once; 17: a word's spelling is read in the
 # context of the word before it; 18: a Cyrillic side's foreign letters are those outside its alphabet; 19: the
 # spelling's pair counts are at most the word's and its key's own; 20: a word the corpus has nowhere else has
-# the sub-word share of its letters' folded character 4-grams).
-FEATURE_VERSION = 20
+# the sub-word share of its letters' folded character 4-grams; 21: the alignment likelihoods are each word's less
+# its typical one).
+FEATURE_VERSION = 21
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
