@@ -288,12 +288,18 @@ class AlignmentModel:
         model = cls(forward, reverse, np.array([forward_lambda, reverse_lambda]),
                     np.stack([forward_totals, reverse_totals]), np.unique(_pair_hashes(s[1], s[0], t[1], t[0])),
                     np.zeros((2, 2, buckets)))
-        _, word_terms = model._scores(s[1], s[0], t[1], t[0], np.ones(len(s[1]) - 1, dtype=bool))
-        for direction, (ids, terms) in enumerate(zip((t[0], s[0]), word_terms)):
-            seen = ~np.isnan(terms)
-            model.typical[direction] = (np.bincount(ids[seen], terms[seen], minlength=buckets),
-                                        np.bincount(ids[seen], minlength=buckets))
+        model.typical = model._typical_terms(s, t)
         return model
+
+    def _typical_terms(self, s: tuple, t: tuple) -> np.ndarray:
+        """``typical`` of the fitted pairs (``s``, ``t``: their token_sequences), each scored as fitted."""
+        _, word_terms = self._scores(s[1], s[0], t[1], t[0], np.ones(len(s[1]) - 1, dtype=bool))
+        sums = []
+        for ids, terms in zip((t[0], s[0]), word_terms):
+            seen = ~np.isnan(terms)
+            sums.append((np.bincount(ids[seen], terms[seen], minlength=self.buckets),
+                         np.bincount(ids[seen], minlength=self.buckets)))
+        return np.array(sums, dtype=np.float64)
 
     @classmethod
     def _fit_direction(cls, given: tuple, words: tuple, buckets: int) -> tuple[np.ndarray, float, np.ndarray]:
