@@ -764,7 +764,11 @@ def test_corpus_features_equal_a_per_pair_reference():
                ("file x", "開けませんファイルを"), ("the the file", "die die Datei")]
     # sentences the corpus has more than once: a pair three times, a target with another source, in other case
     repeated = [(src[3], tgt[3])] * 2 + [(src[5], tgt[7]), (src[9].upper(), tgt[9])]
-    spelled = repeated + spelled
+    # words of several tokens: a swap exchanges whole words between spaces ('l'icône' and 'Changer')
+    elided = [("Change the icon", "Changer l'icône"), ("Change the icon...", "Changer l'icône..."),
+              ("Change the name", "Changer le nom"), ("Change the icon", "l'icône... Changer"),
+              ("ping: PING the server", "ping: PING le serveur")]
+    spelled = elided + repeated + spelled
     src, tgt = src + [p[0] for p in spelled], tgt + [p[1] for p in spelled]
     fluency, word_buckets = 512, 1024
     counts = corpus.CorpusCounts.count(src, tgt, fluency, word_buckets)
@@ -869,10 +873,11 @@ def test_corpus_features_equal_a_per_pair_reference():
                 return math.log(count + model.order_smoothing + b * unigram / (total + 0.5 * buckets))
             return log_term
 
-        def swap(log_term, sequence, k):  # u v w x against u w v x, around the cut before the k-th token
-            u, v, w, x = sequence[k - 2 : k + 2]
-            return (log_term(u, v) + log_term(v, w) + log_term(w, x)
-                    - log_term(u, w) - log_term(w, v) - log_term(v, x))
+        def swap(log_term, sequence, first, k, last):  # u V W x against u W V x: V tokens first .. k - 1, W k .. last
+            u, x = sequence[first - 1], sequence[last + 1]
+            v, w = sequence[first:k], sequence[k : last + 1]
+            return (log_term(u, v[0]) + log_term(v[-1], w[0]) + log_term(w[-1], x)
+                    - log_term(u, w[0]) - log_term(w[-1], v[0]) - log_term(v[-1], x))
 
         sequence = [0] + [word for _, word in naive_words(text, word_buckets)] + [0]
         shaped = [0] + [shape for _, shape in naive_shapes(text)] + [0]
@@ -881,20 +886,32 @@ def test_corpus_features_equal_a_per_pair_reference():
         shape_term = log_terms(shaped, shapes, shape_bigrams, SHAPE_BUCKETS)
         values, n = [0.0], len(sequence) - 2
         without_spaces = any(CJK[ord(c)] for c in text if ord(c) < 0x10000)
-        for k in range(2, n + 1):  # the cut before the k-th token (1-based) of the sequence
-            if without_spaces:  # rotation of the words: X Y against Y X
+        if without_spaces:
+            for k in range(2, n + 1):  # rotation of the tokens at the cut before the k-th (1-based): X Y against Y X
                 first, last, before, after = sequence[1], sequence[n], sequence[k - 1], sequence[k]
                 values.append(word_term(0, first) + word_term(before, after) + word_term(last, 0)
                               - word_term(0, after) - word_term(last, first) - word_term(before, 0))
-            elif sequence[k - 1] != sequence[k]:  # the words' part only where the corpus has both elsewhere
-                seen = min(without(words, side, sequence[k - 1], text), without(words, side, sequence[k], text)) >= 1
-                seen = seen and not (arguments[k - 2] or arguments[k - 1])  # nor a placeholder's name or number
-                values.append((swap(word_term, sequence, k) if seen else 0.0) + swap(shape_term, shaped, k))
-        return min(values) if without_spaces else min(values) / math.sqrt(max(n, 1))
+            return min(values)
+        spans, at = [], 1  # each word between spaces: the positions of its first and last token in ``sequence``
+        for word in text.split():
+            if naive_token_list(word):
+                spans.append((at, at + len(naive_token_list(word)) - 1))
+                at += len(naive_token_list(word))
+        for (first, before_last), (k, last) in zip(spans, spans[1:]):
+            if sequence[first : k] == sequence[k : last + 1]:  # the same word twice
+                continue
+            ends = [first, before_last, k, last]
+            seen = min(without(words, side, sequence[j], text) for j in ends) >= 1  # the words' part only where the
+            seen = seen and not any(arguments[j - 1] for j in ends)  # corpus has them elsewhere, and no argument
+            values.append((swap(word_term, sequence, first, k, last) if seen else 0.0)
+                          + swap(shape_term, shaped, first, k, last))
+        return min(values) / math.sqrt(max(len(spans), 1))
 
     expected = [[fluency_score(s, 0), fluency_score(t, 1), word_score(s, 0), word_score(t, 1), spelling_score(s, 0),
                  spelling_score(t, 1), swap_score(s, 0), swap_score(t, 1)] for s, t in zip(src, tgt)]
     np.testing.assert_allclose(model.features(src, tgt), np.array(expected), rtol=2e-5, atol=2e-5)
+    swapped = [expected[tgt.index(t)][7] for _, t in elided]  # the elided article's word moved with its noun
+    assert swapped[3] < -2 and np.abs(swapped[:3] + swapped[4:]).max() < 1e-9  # 'ping: PING': the same word twice
     assert np.ptp(np.array(expected)[:, 2:4]) > 0.5  # the word scores are not all the prior's 0
     # the targets without the diacritics the corpus writes lose spelling typicality; those with them keep 0
     assert (np.array(expected)[[-12, -10, -8], 5] < 0).all() and (np.array(expected)[[-14, -13, -11, -9], 5] == 0).all()

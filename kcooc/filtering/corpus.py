@@ -20,7 +20,7 @@ from ..encoders import lower_bound
 from ..hashing import mix64, splitmix64
 from ..text import lowered
 from .sentences import Multiset, SentenceCounts, sentence_keys, without_own
-from .tokens import argument_tokens, folded_grams, token_ids
+from .tokens import argument_tokens, folded_grams, spaced_tokens, token_ids
 from .word_typicality import (
     FOLD,
     GRAM,
@@ -301,8 +301,8 @@ class CorpusModel:
                 spelling(had_accent, words, counts.accented[side, keys], lookup(counts.spelling_pairs[side], pairs,
                                                                               "spelling_pairs"),
                          counts.accented_pairs[side, pairs], sub_word, sentence, n),
-                swaps(word_model, shape_model, (words >= 1) & ~argument_tokens(text), unspaced(text),
-                      self.interpolation, self.order_smoothing))
+                swaps(word_model, shape_model, (words >= 1) & ~argument_tokens(text), spaced_tokens(text),
+                      unspaced(text), self.interpolation, self.order_smoothing))
 
     @staticmethod
     def bigram_model(tokens: tuple, token_counts: np.ndarray, unigrams: np.ndarray, bigrams: np.ndarray, total: int,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..text import CJK, SEPARATORS, lowered
+from ..text import CJK, SEPARATORS, SPACE, lowered
 
 WHOLE = (1 << 30, 1 << 30)  # a stem that is the whole token
 
@@ -100,6 +100,16 @@ def argument_tokens(text: tuple) -> np.ndarray:
     starts, _, _ = token_bounds(codes, sentence_of, n, SEPARATORS, CJK)
     first = codes[starts]
     return ((starts > 0) & np.isin(codes[np.maximum(starts - 1, 0)], ARGUMENT_MARKS)) | ((first >= 48) & (first <= 57))
+
+
+def spaced_tokens(text: tuple) -> np.ndarray:
+    """Whether white space lies between each token of ``token_ids(text)`` (same order) and the token before it (a
+    sentence's first token: the end mark before it is white space): the tokens that start a word written between
+    spaces (``l'icône`` is one such word of two tokens)."""
+    codes, sentence_of, n = text
+    starts, ends, _ = token_bounds(codes, sentence_of, n, SEPARATORS, CJK)
+    spaces = np.r_[0, np.cumsum(SPACE[np.minimum(codes, 0xFFFF)])]
+    return np.r_[True, spaces[starts[1:]] > spaces[ends[:-1]]] if starts.size else np.zeros(0, dtype=bool)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -47,27 +47,34 @@ by language-model ranking:
 
     swap(k) = log p(sentence) - log p(sentence with its words k and k + 1 exchanged)
 
-for every two adjacent words of a side with spaces (the three bigrams around them change:
-c(u v) c(v w) c(w x) against c(u w) c(w v) c(v x), the contexts and unigrams cancel; each count taken
+for every two adjacent words of a side with spaces. A word here is what stands between spaces, which may be
+several tokens (``l'icône`` is ``l`` and ``icône``, ``Qt-Unterstützung`` two, ``%s:`` one): misordered words
+move whole words, and a test that exchanged single tokens never saw ``l'icône... Changer`` as the swap of
+``Changer l'icône...``, while it tested exchanges inside a word that no text makes. With V = v1 .. vp and
+W = w1 .. wq the tokens of the two words, u the token before and x the one after them, three bigrams change:
+c(u v1) c(vp w1) c(wq x) against c(u w1) c(wq v1) c(vp x) (with words of one token each, c(u v) c(v w) c(w x)
+against c(u w) c(w v) c(v x)); the contexts and unigrams cancel; each count is taken
 with d = 1/2 added, Lidstone's smoothing, so that a bigram seen once elsewhere against an unseen one is a
 factor of 3, not of 1 / (b p(w)), about a thousand: without it, a short clean phrase whose own bigrams
 the corpus has only in it, such as the Korean ``클래스 목록`` (class list), looks more misordered than
-most misordered targets whenever its words start and end other phrases a few times; 0 where v or w is a
-word the corpus has nowhere else: every bigram with it is unseen in either order, so the test only weighs
-whether the other word goes better with u or with x, not the two words' order; 0 too where v or w is a
-placeholder's name or a number (tokens.argument_tokens: ``%s``, ``$HOME``, ``{0}``, ``42``): where a
-translation puts an argument follows the message and its English source, not the language's word order,
-and ``%s unterstützt nicht`` or ``%s 님을 %s 님으로`` looked misordered), added to the same swap under
-the same model of the words' *shapes* (``shape_ids``: whether a word starts with a capital, and its last
-two letters), which a few thousand short sentences count often enough to know where a language
+most misordered targets whenever its words start and end other phrases a few times. The words' part is 0
+where a token at either word's ends (v1, vp, w1, wq) is one the corpus has nowhere else: every bigram with
+it is unseen in either order, so the test only weighs whether the other word goes better with u or with x,
+not the two words' order; 0 too where one of them is a placeholder's name or a number
+(tokens.argument_tokens: ``%s``, ``$HOME``, ``{0}``, ``42``): where a translation puts an argument follows the
+message and its English source, not the language's word order, and ``%s unterstützt nicht`` or
+``%s 님을 %s 님으로`` looked misordered. To the words' part is added the same swap under the same model of the
+tokens' *shapes* (``shape_ids``: whether a token starts with a capital, and its last two letters), which a few
+thousand short sentences count often enough to know where a language
 puts a capitalised noun, a lower-case infinitive or a case ending even when they never had the words;
 and for a side written without spaces (a kana or Han character: its tokens are characters, its misplaced
 units phrases), of the words alone,
 
     rotation(k) = log p(X Y) - log p(Y X),   X, Y the sentence's tokens before and after k,
 
-which compares the bigrams at the start, the cut and the end. A side's feature is its lowest value and 0
-(0 for fewer than two words): near 0 or above when the corpus shows no other order as likelier,
+which compares the bigrams at the start, the cut and the end. A swap of two words that are the same tokens
+(``ping: PING``, whose shapes alone differ) is 0. A side's feature is its lowest value and 0
+(0 for fewer than two words or tokens): near 0 or above when the corpus shows no other order as likelier,
 strongly negative when the other order is what the corpus writes. On a side with spaces it is divided by
 the square root of the side's words, n:
 
@@ -194,12 +201,14 @@ class Bigrams(NamedTuple):
     end: float
 
 
-def order_margins(model: Bigrams, interpolation: float, smoothing: float, cuts: np.ndarray, rotate: np.ndarray
-                  ) -> np.ndarray:
+def order_margins(model: Bigrams, interpolation: float, smoothing: float, cuts: np.ndarray, rotate: np.ndarray,
+                  firsts: np.ndarray, lasts: np.ndarray) -> np.ndarray:
     """log p(sentence) less log p of the sentence in another order, at each of the ``cuts`` (the index of the
-    token after a cut between two tokens of a sentence, k): with the tokens k - 1 and k exchanged (swap), or
-    where ``rotate`` with its parts before and after k exchanged (rotation), under p(w | v) proportional to
-    c(vw) + d + b p(w), b = ``interpolation``, d = ``smoothing`` (the contexts and unigrams cancel)."""
+    token after a cut, k): with the word of tokens ``firsts`` .. k - 1 and the word of tokens k .. ``lasts``
+    exchanged (swap; a word of one token in the simplest case), or where ``rotate`` with its parts before and after
+    k exchanged (rotation), under p(w | v) proportional to c(vw) + d + b p(w), b = ``interpolation``,
+    d = ``smoothing`` (the contexts and unigrams cancel). A swap is summed as each changed bigram's term less the
+    term of the bigram that replaces it: exactly 0 where the two words are the same."""
     previous, token, sentence, count, unigram, end = model
     b = interpolation
 
@@ -212,13 +221,13 @@ def order_margins(model: Bigrams, interpolation: float, smoothing: float, cuts: 
     out = np.r_[into[1:], 0.0]  # and the one that starts at it: the next token's, or the sentence's end
     out[final] = log_term(token[final], np.zeros(final.size, np.int64), end, sentence[final])
     margins = np.empty(cuts.size)
-    k = cuts[~rotate]  # u v | w x against u w | v x
-    rows, v, w = sentence[k], token[k - 1], token[k]
-    after = np.minimum(k + 1, token.size - 1)  # x, or the end where w is last
-    following, p_following = np.where(last[k], 0, token[after]), np.where(last[k], end, unigram[after])
-    margins[~rotate] = (into[k - 1] + into[k] + out[k]
-                        - log_term(previous[k - 1], w, unigram[k], rows) - log_term(w, v, unigram[k - 1], rows)
-                        - log_term(v, following, p_following, rows))
+    k, a, e = cuts[~rotate], firsts[~rotate], lasts[~rotate]  # u V | W x against u W | V x
+    rows = sentence[k]
+    after = np.minimum(e + 1, token.size - 1)  # x, or the end where W ends the sentence
+    following, p_following = np.where(last[e], 0, token[after]), np.where(last[e], end, unigram[after])
+    margins[~rotate] = ((into[a] - log_term(previous[a], token[k], unigram[k], rows))  # u V[0] for u W[0]
+                        + (into[k] - log_term(token[e], token[a], unigram[a], rows))  # V[-1] W[0] for W[-1] V[0]
+                        + (out[e] - log_term(token[k - 1], following, p_following, rows)))  # W[-1] x for V[-1] x
     k = cuts[rotate]  # X | Y against Y | X
     rows, v, w = sentence[k], token[k - 1], token[k]
     starts = np.r_[0, np.cumsum(np.bincount(sentence))][rows]  # each sentence's first token
@@ -229,28 +238,49 @@ def order_margins(model: Bigrams, interpolation: float, smoothing: float, cuts: 
     return margins
 
 
-def swaps(words: Bigrams, shapes: Bigrams, testable: np.ndarray, unspaced: np.ndarray, interpolation: float,
-          smoothing: float) -> np.ndarray:
-    """Each sentence's lowest swap(k) of its words (0 where one of the two is not ``testable``) plus that of their
-    shapes and 0, divided by the square root of its words, or its lowest rotation(k) of its words and 0 where
-    ``unspaced`` (module docstring; ``interpolation`` b, ``smoothing`` d). ``words``, ``shapes``: the same tokens'
-    ids and shapes; ``testable``: whether each word is one the corpus has besides the sentence's own occurrences,
-    and no placeholder's name or number."""
-    cuts = np.flatnonzero(words.previous > 0)
+def swaps(words: Bigrams, shapes: Bigrams, testable: np.ndarray, spaced: np.ndarray, unspaced: np.ndarray,
+          interpolation: float, smoothing: float) -> np.ndarray:
+    """Each sentence's lowest swap(k) of two adjacent words (0 where a token at either word's ends is not
+    ``testable``) plus that of their shapes and 0, divided by the square root of its words, or its lowest rotation(k)
+    of its tokens and 0 where ``unspaced`` (module docstring; ``interpolation`` b, ``smoothing`` d). ``words``,
+    ``shapes``: the same tokens' ids and shapes; ``testable``: whether each token is one the corpus has besides the
+    sentence's own occurrences, and no placeholder's name or number; ``spaced``: whether white space lies between
+    each token and the one before it (tokens.spaced_tokens): a word is the tokens from one such to the next."""
+    first = words.previous == 0
+    starts_word = first | spaced | unspaced[words.sentence]  # without spaces, each token (a character) apart
+    word_of = np.cumsum(starts_word) - 1
+    starts = np.flatnonzero(starts_word)
+    ends = np.r_[starts[1:] - 1, words.token.size - 1]
+    cuts = np.flatnonzero(starts_word & ~first)  # the first token of each word but a sentence's first
+    firsts, lasts = starts[word_of[cuts - 1]], ends[word_of[cuts]]
     rows = words.sentence[cuts]
     rotate = unspaced[rows]
-    values = order_margins(words, interpolation, smoothing, cuts, rotate)
-    values[~rotate & ~(testable[cuts - 1] & testable[cuts])] = 0.0  # a word nowhere else, an argument
-    spaced = np.flatnonzero(~rotate)
-    kept = ~unspaced[shapes.sentence]  # the shapes of the sides with spaces (their cuts in the same order)
+    values = order_margins(words, interpolation, smoothing, cuts, rotate, firsts, lasts)
+    tested = testable[firsts] & testable[cuts - 1] & testable[cuts] & testable[lasts]
+    values[~rotate & ~tested] = 0.0  # a word nowhere else, an argument
+    swapped = np.flatnonzero(~rotate)
+    kept = ~unspaced[shapes.sentence]  # the shapes of the sides with spaces
+    at = np.cumsum(kept) - 1  # each kept shape's index among them
     shapes = shapes._replace(previous=shapes.previous[kept], token=shapes.token[kept], sentence=shapes.sentence[kept],
                              unigram=shapes.unigram[kept])
-    shape_cuts = np.flatnonzero(shapes.previous > 0)
-    values[spaced] += order_margins(shapes, interpolation, smoothing, shape_cuts,
-                                    np.zeros(shape_cuts.size, dtype=bool))
-    values[spaced[words.token[cuts[spaced] - 1] == words.token[cuts[spaced]]]] = 0.0  # the same word twice
-    n = np.bincount(words.sentence, minlength=unspaced.size)
+    values[swapped] += order_margins(shapes, interpolation, smoothing, at[cuts[swapped]],
+                                     np.zeros(swapped.size, dtype=bool), at[firsts[swapped]], at[lasts[swapped]])
+    values[swapped[same_words(words.token, firsts[swapped], cuts[swapped], lasts[swapped])]] = 0.0
+    n = np.bincount(words.sentence[starts], minlength=unspaced.size)  # words (not tokens) of each sentence
     return lowest(values, rows, unspaced.size) / np.sqrt(np.where(unspaced, 1, np.maximum(n, 1)))
+
+
+def same_words(token: np.ndarray, firsts: np.ndarray, cuts: np.ndarray, lasts: np.ndarray) -> np.ndarray:
+    """Whether the word of tokens ``firsts`` .. ``cuts`` - 1 and the word of tokens ``cuts`` .. ``lasts`` are the
+    same tokens (``token``: the ids), as in ``ping: PING``, whose shapes alone would differ."""
+    length = cuts - firsts
+    same = length == lasts - cuts + 1
+    at, offset = np.flatnonzero(same), 0
+    while at.size:  # the pairs still alike after ``offset`` tokens, and longer
+        same[at] = token[firsts[at] + offset] == token[cuts[at] + offset]
+        offset += 1
+        at = at[same[at] & (length[at] > offset)]
+    return same
 
 
 def shape_ids(sentences: list[str], words: np.ndarray) -> np.ndarray:
