@@ -20,7 +20,7 @@ from ..encoders import lower_bound
 from ..hashing import mix64, splitmix64
 from ..text import lowered
 from .sentences import Multiset, SentenceCounts, sentence_keys, without_own
-from .tokens import argument_tokens, folded_grams, spaced_tokens, token_ids
+from .tokens import folded_grams, token_ids, token_marks
 from .word_typicality import (
     FOLD,
     GRAM,
@@ -293,6 +293,7 @@ class CorpusModel:
         shape_model = self.bigram_model((shape_previous, shape, sentence), lookup(counts.shapes[side], shape, "shapes"),
                                         counts.shapes[side], counts.shape_bigrams[side], self.shape_total[side], own,
                                         original and original["shape_bigrams"])
+        arguments, spaced = token_marks(text)
         keys, had_accent, pairs = spelling_pairs(text, previous, buckets)
         grams, _, token = folded_grams(text, buckets, FOLD, GRAM, (words == 0) & ~had_accent)
         sub_word = sub_word_share(lookup(counts.plain_grams[side], grams, "plain_grams", token),
@@ -301,8 +302,8 @@ class CorpusModel:
                 spelling(had_accent, words, counts.accented[side, keys], lookup(counts.spelling_pairs[side], pairs,
                                                                               "spelling_pairs"),
                          counts.accented_pairs[side, pairs], sub_word, sentence, n),
-                swaps(word_model, shape_model, (words >= 1) & ~argument_tokens(text), spaced_tokens(text),
-                      unspaced(text), self.interpolation, self.order_smoothing))
+                swaps(word_model, shape_model, (words >= 1) & ~arguments, spaced, unspaced(text), self.interpolation,
+                      self.order_smoothing))
 
     @staticmethod
     def bigram_model(tokens: tuple, token_counts: np.ndarray, unigrams: np.ndarray, bigrams: np.ndarray, total: int,

@@ -98,18 +98,23 @@ def argument_tokens(text: tuple) -> np.ndarray:
     ASCII digit (a number, a width such as ``%3d``'s)."""
     codes, sentence_of, n = text
     starts, _, _ = token_bounds(codes, sentence_of, n, SEPARATORS, CJK)
-    first = codes[starts]
-    return ((starts > 0) & np.isin(codes[np.maximum(starts - 1, 0)], ARGUMENT_MARKS)) | ((first >= 48) & (first <= 57))
+    return _arguments(codes, starts)
 
 
-def spaced_tokens(text: tuple) -> np.ndarray:
-    """Whether white space lies between each token of ``token_ids(text)`` (same order) and the token before it (a
+def token_marks(text: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """``argument_tokens(text)``, and whether white space lies between each token and the token before it (a
     sentence's first token: the end mark before it is white space): the tokens that start a word written between
-    spaces (``l'icône`` is one such word of two tokens)."""
+    spaces (``l'icône`` is one such word of two tokens); one pass over the tokens' bounds for both."""
     codes, sentence_of, n = text
     starts, ends, _ = token_bounds(codes, sentence_of, n, SEPARATORS, CJK)
     spaces = np.r_[0, np.cumsum(SPACE[np.minimum(codes, 0xFFFF)])]
-    return np.r_[True, spaces[starts[1:]] > spaces[ends[:-1]]] if starts.size else np.zeros(0, dtype=bool)
+    spaced = np.r_[True, spaces[starts[1:]] > spaces[ends[:-1]]] if starts.size else np.zeros(0, dtype=bool)
+    return _arguments(codes, starts), spaced
+
+
+def _arguments(codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    first = codes[starts]
+    return ((starts > 0) & np.isin(codes[np.maximum(starts - 1, 0)], ARGUMENT_MARKS)) | ((first >= 48) & (first <= 57))
 
 
 @numba.njit(cache=True, nogil=True)

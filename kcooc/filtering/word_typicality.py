@@ -245,7 +245,7 @@ def swaps(words: Bigrams, shapes: Bigrams, testable: np.ndarray, spaced: np.ndar
     of its tokens and 0 where ``unspaced`` (module docstring; ``interpolation`` b, ``smoothing`` d). ``words``,
     ``shapes``: the same tokens' ids and shapes; ``testable``: whether each token is one the corpus has besides the
     sentence's own occurrences, and no placeholder's name or number; ``spaced``: whether white space lies between
-    each token and the one before it (tokens.spaced_tokens): a word is the tokens from one such to the next."""
+    each token and the one before it (tokens.token_marks): a word is the tokens from one such to the next."""
     first = words.previous == 0
     starts_word = first | spaced | unspaced[words.sentence]  # without spaces, each token (a character) apart
     word_of = np.cumsum(starts_word) - 1
