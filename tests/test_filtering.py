@@ -685,6 +685,33 @@ def naive_damage(s, t):
         return max(sum(b in bigrams[:k] for k, b in enumerate(bigrams)) / max(len(bigrams), 1),
                    2 * k / max(len(tokens), 1))
 
+    def stutter(x):  # the longest run of >= 3 code points of tokens with their case repeated with its separators
+        spans, start = [], None
+        for i, c in enumerate(x + " "):
+            split = table(SEPARATORS, c) or table(CJK, c) or (start is not None and table(CJK, x[i - 1]))
+            if start is not None and split:
+                spans.append((start, i))
+                start = None
+            if start is None and not table(SEPARATORS, c) and i < len(x):
+                start = i
+        tokens = [x[a:b] for a, b in spans]
+        bounds = [0] + [b for _, b in spans], [a for a, _ in spans] + [len(x)]
+        gaps = [x[lo:hi] for lo, hi in zip(*bounds)]  # before each token, then after the last
+
+        def visible(gap):
+            return "".join(c for c in gap if not table(SPACE, c))
+
+        def ends_word(gap):  # before the first white space
+            return visible(next((gap[:i] for i, c in enumerate(gap) if table(SPACE, c)), gap))
+
+        def starts_word(gap):  # after the last white space
+            return visible(next((gap[i + 1 :] for i in range(len(gap) - 1, -1, -1) if table(SPACE, gap[i])), gap))
+
+        k = max((k for k in range(1, len(tokens) // 2 + 1) for i in range(len(tokens) - 2 * k + 1)
+                 if tokens[i : i + k] == tokens[i + k : i + 2 * k] and sum(map(len, tokens[i : i + k])) >= 3
+                 and visible(gaps[i + k]) == ends_word(gaps[i + 2 * k]) + starts_word(gaps[i])), default=0)
+        return 2 * k / max(len(tokens), 1)
+
     def longest_run(x):
         runs = "".join("a" if table(LETTER, c) else " " for c in x).split()
         return max(map(len, runs), default=0)
@@ -716,6 +743,7 @@ def naive_damage(s, t):
     (s_caps, s_cased), (t_caps, t_cased) = caps(s), caps(t)
     copied = len(trigrams(t) & trigrams(s)) / max(len(trigrams(t)), 1)
     return [glyphs(s), glyphs(t), math.log1p(misdecoded(s)), math.log1p(misdecoded(t)), repeats(s), repeats(t),
+            max(stutter(s) - stutter(t), 0.0), max(stutter(t) - stutter(s), 0.0),
             math.log1p(longest_run(s)), math.log1p(longest_run(t)),
             math.log1p(spaced(s)), math.log1p(spaced(t)), float(initial(s) * initial(t) >= 0),
             abs(s_caps - t_caps) if s_cased and t_cased else 0.0, abs(symbols(s) - symbols(t)), copied]
@@ -731,7 +759,14 @@ def test_damage_features_equal_a_per_pair_reference():
                ("Czech: píše, blíž, Ãš", "í\u2022\u0153 í\u2022"),  # á í lead three bytes; Ã two
                ("a\x07b\ufffdc\ue000", "NOSPACESBETWEENTHEWORDSATALL"), ("", "ok"), ("SHOUTED TEXT", "quiet text"),
                ("x &b", "amp; tail"), ("; 42 % $ ###", "words only"), ("日本語のテキスト", "日本語のテキスト"),
-               ("Open a file", "f i c h i e r  o u v r i r"), ("a b", "フ ァ イ ル"), ("file opened", "Datei x y")]
+               ("Open a file", "f i c h i e r  o u v r i r"), ("a b", "フ ァ イ ル"), ("file opened", "Datei x y"),
+               ("Print Preview Print Preview", "Попередній перегляд друку"), ("Open it. Open it.", "Öffnen."),
+               ("-i, --interactive interactive", "-i, --interactive interaktiv"), ("KEY The key", "КЛЮЧ Ключ схеми"),
+               ("Alarm - Alarm notifier", "アラーム - アラーム通知"), ("Cell:", "目的セル:目的セル:"),
+               ("[ unknown]", "[невідома] [невідома]"), ("by by", "紫紫"), ("C, C++", "C, C++ C, C++"),
+               ("the file 𝔸𝔸𝔸 %s %s", "die Datei die Datei Datei 𝔸𝔸𝔸 𝔸𝔸𝔸"),
+               ("PDF, HTML from HTML from DocBook", "Package %s is gone. Package %s is gone."),
+               ("from %u to %u to", "|ADDR|ADDRの"), ("x  ,;y z ,;y z", "a.b:c d.b:c d")]
     src, tgt = src + [d[0] for d in damaged], tgt + [d[1] for d in damaged]
     buckets = 1 << 20
     got = damage_features(TextStats(src), TextStats(tgt), token_sequences(src, buckets), token_sequences(tgt, buckets),
@@ -1342,39 +1377,43 @@ def test_length_ratios_and_the_targets_words_get_their_own_typicality_shares():
     assert model.typicality_shares.tolist() == [0.02, 0.02, 0.003, 0.02, 0.02, 0.003, 0.01, 0.01]
 
 
-def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mismatches_and_mojibake():
+def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mismatches_mojibake_and_stutters():
     """exp(beta_o swaps_tgt + beta_s spelling_tgt - beta_m (numbers_mismatch + placeholders_mismatch) - beta_e
-    (encoding_src + encoding_tgt) - beta_l (the char ratio's distance beyond 2.5 spreads)) multiplies the score whatever
-    the fit learned, and the fit does not depend on it."""
+    (encoding_src + encoding_tgt) - beta_l (the char ratio's distance beyond 2.5 spreads) - beta_r stutter_tgt)
+    multiplies the score whatever the fit learned, and the fit does not depend on it."""
     rng = np.random.default_rng(3)
     names = ["phsic", "swaps_tgt", "char_ratio", "spelling_tgt", "numbers_mismatch", "placeholders_mismatch",
-             "encoding_src", "encoding_tgt"]
+             "encoding_src", "encoding_tgt", "stutter_tgt"]
     F = np.column_stack([rng.normal(size=400), -rng.exponential(2.0, 400) * (rng.random(400) < 0.4),
                          rng.normal(size=400), -rng.exponential(1.0, 400) * (rng.random(400) < 0.2),
                          rng.random(400) < 0.1, rng.random(400) < 0.1,
-                         *(np.log1p(rng.integers(1, 4, 400) * (rng.random(400) < 0.1)) for _ in range(2))])
+                         *(np.log1p(rng.integers(1, 4, 400) * (rng.random(400) < 0.1)) for _ in range(2)),
+                         rng.random(400) * (rng.random(400) < 0.1)])
     F[:5, 1], F[:5, 2:] = np.nan, 0.0
     clean = F[:, 0] - np.abs(F[:, 2]) + 0.3 * rng.normal(size=400) > 0
-    off = dict(order_weight=0.0, spelling_weight=0.0, mismatch_weight=0.0, encoding_weight=0.0, length_weight=0.0)
+    off = dict(order_weight=0.0, spelling_weight=0.0, mismatch_weight=0.0, encoding_weight=0.0, length_weight=0.0,
+               repeat_weight=0.0)
     plain = PairClassifier(names, regularization=0.5, **off).fit(F, clean)
     priors = PairClassifier(names, regularization=0.5, order_weight=0.3, spelling_weight=0.7,
-                            mismatch_weight=1.5, encoding_weight=2.5, length_weight=0.8).fit(F, clean)
+                            mismatch_weight=1.5, encoding_weight=2.5, length_weight=0.8,
+                            repeat_weight=4.0).fit(F, clean)
     assert [m.state()[1]["weights"].tolist() for m in priors.models_] == \
         [m.state()[1]["weights"].tolist() for m in plain.models_]
     spread = np.median(np.abs(F[clean, 2] - np.median(F[clean, 2])))  # one share: no lengths among the names
     beyond = np.maximum(np.abs(F[:, 2] - np.median(F[clean, 2])) / spread - 2.5, 0.0)
     factor = np.exp(0.3 * np.nan_to_num(F[:, 1]) + 0.7 * F[:, 3] - 1.5 * (F[:, 4] + F[:, 5])
-                    - 2.5 * (F[:, 6] + F[:, 7]) - 0.8 * beyond)
+                    - 2.5 * (F[:, 6] + F[:, 7]) - 0.8 * beyond - 4.0 * F[:, 8])
     np.testing.assert_allclose(priors.predict_proba(F), plain.predict_proba(F) * factor, rtol=1e-12)
     assert (factor < 1).sum() > 100 and np.all(factor[:5] == 1)  # a missing value is no evidence
     assert 10 < np.count_nonzero(beyond) < 200  # the allowance: most pairs' ratios are free
-    alone = (F[:, 1] == 0) & (F[:, 3] == 0) & (F[:, 6] == 0) & (F[:, 7] == 0) & (beyond == 0)
+    alone = (F[:, 1] == 0) & (F[:, 3] == 0) & (F[:, 6] == 0) & (F[:, 7] == 0) & (beyond == 0) & (F[:, 8] == 0)
     assert np.isclose(factor[alone & (F[:, 4] == 1) & (F[:, 5] == 1)], np.exp(-3)).all()
     assert np.isclose(factor[alone & (F[:, 4] == 0) & (F[:, 5] == 0)], 1).all()
     typical = np.median(F[clean], axis=0)
     for column, name, value in ((1, "swaps_tgt", -8.0), (3, "spelling_tgt", -8.0), (4, "numbers_mismatch", 1.0),
-                                (5, "placeholders_mismatch", 1.0), (7, "encoding_tgt", np.log(9))):
-        damaged = np.where(np.arange(8) == column, value, typical)[None]
+                                (5, "placeholders_mismatch", 1.0), (7, "encoding_tgt", np.log(9)),
+                                (8, "stutter_tgt", 1.0)):
+        damaged = np.where(np.arange(9) == column, value, typical)[None]
         assert priors.expanded_names[priors.weakest(damaged)[0]] == name
     params, arrays = priors.state()
     assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(F), priors.predict_proba(F))
@@ -1382,7 +1421,7 @@ def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mism
         for bad in (-0.1, "1", None, 1e9):  # a model file written by hand or damaged
             with pytest.raises(KcoocError, match="fixed priors' weights"):
                 PairClassifier.from_state({**params, key: bad}, arrays)
-    for key in ("spelling_weight", "mismatch_weight", "encoding_weight", "length_weight"):  # saved by an older kcooc
+    for key in ("spelling_weight", "mismatch_weight", "encoding_weight", "length_weight", "repeat_weight"):  # older
         with pytest.raises(KcoocError, match="train and save it again"):
             PairClassifier.from_state({k: v for k, v in params.items() if k != key}, arrays)
 

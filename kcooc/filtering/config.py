@@ -153,6 +153,10 @@ class LearnConfig:
                                      "length, in units of its spread there, beyond 2 of them: a fixed prior, so "
                                      "that a well-formed target of another segment lowers the score even when no "
                                      "training noise was like it (0: off)", Range(0, 10))
+    repeat_weight: float = option(8.0, "the score is multiplied by exp(-beta r) for the share r of each side's "
+                                  "tokens in a run repeated in place (Print Preview Print Preview) that the other "
+                                  "side does not repeat: a fixed prior, so that stuttered or doubled text lowers the "
+                                  "score even when no training noise had it (0: off)", Range(0, 10))
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
                              "clean sampled sides of the same length (those that the other features, without the "

@@ -20,6 +20,16 @@ alphabet ratio, repetition, longest common substring):
   segment doubled (``Домен Домен``: one word twice has no repeated bigram), what OpusFilter's
   RepetitionFilter looks for; a placeholder's name or a number (tokens.argument_tokens) equals no other
   token, so ``%s: %s`` repeats nothing;
+* ``stutter_src`` / ``stutter_tgt``: a side's share 2k / n of its n tokens, read with their case and
+  placeholders and numbers as written, in its longest run of k tokens (at least ``STUTTER_LEAST`` code
+  points) followed at once by the same k with the same separators around them (the text between the copies
+  is what ends the second copy's last word followed by what starts the first copy's first word: ``P c S P c
+  S``), less the other side's share (at least 0): text repeated in place on one side only (``Print Preview
+  Print Preview``, ``Open it. Open it.``, ``Цей пакунок Цей пакунок містить``). ``-i, --interactive
+  interactive`` (an option and its description) and ``Alarm - Alarm notifier`` repeat no separators,
+  ``КЛЮЧ Ключ`` (a metavariable and its gloss) differs in case, ``C C`` and the ``イン イン`` of
+  ``ラインインターフェース`` are too short: none is a stutter. A fixed prior of the learned score (priors.py)
+  acts on it;
 * ``long_words_src`` / ``long_words_tgt``: log(1 + letters in the side's longest run of letters)
   (words glued together by lost spaces);
 * ``spaced_src`` / ``spaced_tgt``: log(1 + n) for the longest run of n + 1 letters each written as a
@@ -44,12 +54,14 @@ import numba
 import numpy as np
 
 from ..text import CONTROL, LETTER, LOWER, SPACE, UPPER, TextStats
-from .tokens import argument_tokens
+from .tokens import CJK, SEPARATORS, argument_tokens, token_bounds, token_ids
 
 REPEAT_SHIFTS = 256  # the longest immediately repeated run repeats_* looks for, in tokens
+HASH_BASE = 1000003  # of the separators around a repeated run
+STUTTER_LEAST = 3  # code points of a run stutter_* counts: a letter or kana twice (C C, イン イン) is none
 DAMAGE_FEATURES = ("glyphs_src", "glyphs_tgt", "encoding_src", "encoding_tgt", "repeats_src", "repeats_tgt",
-                   "long_words_src", "long_words_tgt", "spaced_src", "spaced_tgt", "initial_case", "caps_gap",
-                   "symbols_gap", "copy")
+                   "stutter_src", "stutter_tgt", "long_words_src", "long_words_tgt", "spaced_src", "spaced_tgt",
+                   "initial_case", "caps_gap", "symbols_gap", "copy")
 
 _PRIVATE_USE = np.zeros(1 << 16, dtype=bool)
 _PRIVATE_USE[0xE000:0xF900] = True
@@ -129,10 +141,59 @@ def repeat_share(ids: np.ndarray, indptr: np.ndarray, arguments: np.ndarray) -> 
     """The ``repeats`` feature of each sentence from its token ids (CSR rows) and which of them are
     arguments (tokens.argument_tokens)."""
     ids = ids.astype(np.int64)
-    tokens = np.diff(indptr)
-    bigrams = _repeated_bigrams(ids, indptr) / np.maximum(tokens - 1, 1)
-    distinct = np.where(arguments, -1 - np.arange(ids.size), ids)  # an argument equals no other token
-    return np.maximum(bigrams, 2 * _longest_repeat(distinct, indptr, REPEAT_SHIFTS) / np.maximum(tokens, 1))
+    bigrams = _repeated_bigrams(ids, indptr) / np.maximum(np.diff(indptr) - 1, 1)
+    nothing = np.zeros((3, ids.size + indptr.size), dtype=np.int64)  # no separators: every run counts
+    return np.maximum(bigrams, run_share(ids, indptr, arguments, np.arange(ids.size + 1), 0, nothing, nothing))
+
+
+def run_share(ids: np.ndarray, indptr: np.ndarray, arguments: np.ndarray, sizes: np.ndarray, least: int,
+              separators: np.ndarray, separator_sizes: np.ndarray) -> np.ndarray:
+    """2k / n of each sentence: the share of its n tokens (ids as CSR rows) in its longest run of k tokens followed at
+    once by the same k, of at least ``least`` code points (``sizes``: the tokens' cumulative code points), the copies
+    with their separators (``_separators``); an argument (tokens.argument_tokens) equals no other token."""
+    distinct = np.where(arguments, -1 - np.arange(ids.size), ids.astype(np.int64))
+    longest = _longest_repeat(distinct, indptr, REPEAT_SHIFTS, sizes, least, separators, separator_sizes)
+    return 2 * longest / np.maximum(np.diff(indptr), 1)
+
+
+def stutters(s: TextStats, t: TextStats) -> tuple[np.ndarray, np.ndarray]:
+    """The ``stutter`` features of each pair: each side's ``run_share`` over its tokens with their case (the
+    sides' own code points, ``TextStats.codes``; an argument is a token like any other), in runs of at least
+    ``STUTTER_LEAST`` code points repeated with their separators, less the other side's, at least 0."""
+    shares = []
+    for stats in (s, t):
+        codes, sentence_of, n = stats.codes, stats.sentence_of, stats.lengths.size
+        starts, ends, _ = token_bounds(codes, sentence_of, n, SEPARATORS, CJK)
+        separators, separator_sizes = _separators(codes, sentence_of, n, starts, ends, SPACE)
+        ids, indptr = token_ids((codes, sentence_of, n), 1 << 30)
+        shares.append(run_share(ids, indptr, np.zeros(ids.size, dtype=bool), np.r_[0, np.cumsum(ends - starts)],
+                                STUTTER_LEAST, separators, separator_sizes))
+    return np.maximum(shares[0] - shares[1], 0.0), np.maximum(shares[1] - shares[0], 0.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _separators(codes, sentence_of, n, starts, ends, space):  # pragma: no cover - compiled
+    """Polynomial hashes (``HASH_BASE``, modulo 2^64) and sizes of the code points other than white space between
+    each token and the token before it in its sentence (or the sentence's start), then between each sentence's last
+    token and its end (entry ``len(starts) + i`` for sentence i); rows: all of them, those before the first white
+    space (what ends the word before), those after the last (what starts the word after; without white space
+    both are all of them)."""
+    tokens = starts.size
+    hashes, sizes = np.zeros((3, tokens + n), np.int64), np.zeros((3, tokens + n), np.int64)
+    spaced = np.zeros(tokens + n, np.bool_)
+    for t in range(tokens + 1):
+        sentence = sentence_of[starts[t]] if t < tokens else n
+        for i in range(ends[t - 1] if t > 0 else 0, starts[t] if t < tokens else codes.size):
+            at = t if sentence_of[i] == sentence else tokens + sentence_of[i]  # else the tail of an earlier one
+            if space[min(codes[i], 0xFFFF)]:
+                spaced[at] = True
+                hashes[2, at], sizes[2, at] = 0, 0
+                continue
+            for row in range(3):
+                if row != 1 or not spaced[at]:
+                    hashes[row, at] = hashes[row, at] * HASH_BASE + codes[i]
+                    sizes[row, at] += 1
+    return hashes, sizes
 
 
 @numba.njit(cache=True, nogil=True)
@@ -154,9 +215,14 @@ def _repeated_bigrams(ids, indptr):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _longest_repeat(ids, indptr, shifts):  # pragma: no cover - compiled
-    """Per sentence, the largest k <= ``shifts`` such that k of its tokens are followed at once by the same k."""
-    n = indptr.size - 1
+def _longest_repeat(ids, indptr, shifts, sizes, least, separators, separator_sizes):  # pragma: no cover - compiled
+    """Per sentence, the largest k <= ``shifts`` such that k of its tokens, of at least ``least`` code points
+    together (``sizes``: the cumulative code points of the tokens, one more entry than tokens), are followed at
+    once by the same k, and with their separators (``_separators``): those between the copies are the ones that
+    end the second copy's last word followed by the ones that start the first copy's first word (the text
+    ``P c S P c S``: ``Open it. Open it.``, ``[a b] [a b]``, ``PDF, HTML from HTML from``; not ``--interactive
+    interactive``)."""
+    n, tokens = indptr.size - 1, ids.size
     out = np.zeros(n, dtype=np.int64)
     for i in range(n):
         start, end = indptr[i], indptr[i + 1]
@@ -164,7 +230,14 @@ def _longest_repeat(ids, indptr, shifts):  # pragma: no cover - compiled
             run = 0
             for j in range(start, end - k):
                 run = run + 1 if ids[j] == ids[j + k] else 0
-                if run >= k:
+                if run < k or sizes[j + 1] - sizes[j + 1 - k] < least:
+                    continue
+                first, after = j + 1 - k, j + k + 1 if j + k + 1 < end else tokens + i
+                expected = separators[1, after]
+                for _ in range(separator_sizes[2, first]):
+                    expected *= HASH_BASE
+                if (separators[0, j + 1] == expected + separators[2, first]
+                        and separator_sizes[0, j + 1] == separator_sizes[1, after] + separator_sizes[2, first]):
                     out[i] = k
                     break
     return out
@@ -285,13 +358,14 @@ def _copied_share(s_codes, s_starts, t_codes, t_starts):  # pragma: no cover - c
 
 
 def damage_features(s: TextStats, t: TextStats, s_tokens: tuple, t_tokens: tuple, texts: tuple) -> np.ndarray:
-    """The DAMAGE_FEATURES of each pair, (n, 14) float32; ``s``, ``t``: the sides' text statistics;
+    """The DAMAGE_FEATURES of each pair, (n, 16) float32; ``s``, ``t``: the sides' text statistics;
     ``s_tokens``, ``t_tokens``: their token ids (tokens.token_sequences), ``texts``: their ``lowered`` code
     points."""
     (s_caps, s_cased), (t_caps, t_cased) = case_share(s), case_share(t)
     s_visible, t_visible = visible_characters(s), visible_characters(t)
     columns = [glyph_share(s, s_visible), glyph_share(t, t_visible), np.log1p(misdecoded(s)), np.log1p(misdecoded(t)),
                repeat_share(*s_tokens, argument_tokens(texts[0])), repeat_share(*t_tokens, argument_tokens(texts[1])),
+               *stutters(s, t),
                np.log1p(longest_letter_run(s)), np.log1p(longest_letter_run(t)),
                np.log1p(spaced_letters(s)), np.log1p(spaced_letters(t)), (initial_case(s) * initial_case(t) >= 0),
                np.where(s_cased & t_cased, np.abs(s_caps - t_caps), 0.0),

@@ -140,6 +140,7 @@ def learn_scorer(job: FilterJob, model: PHSIC, encoders: list, screening: Screen
         order_weight=cfg.learn.order_weight, spelling_weight=cfg.learn.spelling_weight,
         mismatch_weight=cfg.learn.mismatch_weight, encoding_weight=cfg.learn.encoding_weight,
         length_weight=cfg.learn.length_weight, alignment_weight=cfg.learn.alignment_weight,
+        repeat_weight=cfg.learn.repeat_weight,
         noise_kinds=cfg.learn.noise_kinds)
     return LearnedScorer(names, screening.counts, alignment, classifier, validation, screening.sentences)
 

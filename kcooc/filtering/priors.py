@@ -10,6 +10,8 @@ the input oriented so that lower is worse:
   under the corpus's own counts (word_typicality.py);
 * ``numbers_mismatch``, ``placeholders_mismatch``: minus 1 when the sides' numbers or placeholders
   differ (mismatch.py); ``encoding_src``, ``encoding_tgt``: minus log(1 + misdecoded letters) (damage.py);
+* ``stutter_src``, ``stutter_tgt``: minus the share of a side's tokens in a run repeated in place that the
+  other side does not repeat (damage.py);
 * ``char_ratio_above``, ``char_ratio_below``: minus the character ratio's distance from its typical
   value at the pair's length, in units of its spread there (ratios.py), free up to 2.5 spreads;
 * ``align_tgt``, ``align_src`` (``READ_AT_LENGTH``): minus how far the alignment log-likelihood lies
@@ -30,7 +32,8 @@ PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight",
           "numbers_mismatch": "mismatch_weight", "placeholders_mismatch": "mismatch_weight",
           "encoding_src": "encoding_weight", "encoding_tgt": "encoding_weight",
           "char_ratio_above": "length_weight", "char_ratio_below": "length_weight",
-          "align_tgt": "alignment_weight", "align_src": "alignment_weight"}
+          "align_tgt": "alignment_weight", "align_src": "alignment_weight",
+          "stutter_src": "repeat_weight", "stutter_tgt": "repeat_weight"}
 ALLOWANCES = {"char_ratio_above": 2.5, "char_ratio_below": 2.5, "align_tgt": 2.0, "align_src": 2.0}
 READ_AT_LENGTH = ("align_tgt", "align_src")
 
