@@ -220,7 +220,7 @@ def _longest_repeat(ids, indptr, shifts, sizes, least, separators, separator_siz
     together (``sizes``: the cumulative code points of the tokens, one more entry than tokens), are followed at
     once by the same k, and with their separators (``_separators``): those between the copies are the ones that
     end the second copy's last word followed by the ones that start the first copy's first word (the text
-    ``P c S P c S``: ``Open it. Open it.``, ``[a b] [a b]``, ``PDF, HTML from HTML from``; not ``--interactive
+    ``P c S P c S``: ``Open it. Open it.``, ``[one] [one]``, ``PDF, HTML from HTML from``; not ``--interactive
     interactive``)."""
     n, tokens = indptr.size - 1, ids.size
     out = np.zeros(n, dtype=np.int64)
