@@ -54,10 +54,10 @@ import numba
 import numpy as np
 
 from ..text import CONTROL, LETTER, LOWER, SPACE, UPPER, TextStats
-from .tokens import CJK, SEPARATORS, argument_tokens, token_bounds, token_ids
+from .tokens import CJK, SEPARATORS, argument_tokens, token_bounds
 
 REPEAT_SHIFTS = 256  # the longest immediately repeated run repeats_* looks for, in tokens
-HASH_BASE = 1000003  # of the separators around a repeated run
+HASH_BASE = 1000003  # of the tokens of a repeated run and of the separators around it
 STUTTER_LEAST = 3  # code points of a run stutter_* counts: a letter or kana twice (C C, イン イン) is none
 DAMAGE_FEATURES = ("glyphs_src", "glyphs_tgt", "encoding_src", "encoding_tgt", "repeats_src", "repeats_tgt",
                    "stutter_src", "stutter_tgt", "long_words_src", "long_words_tgt", "spaced_src", "spaced_tgt",
@@ -163,25 +163,28 @@ def stutters(s: TextStats, t: TextStats) -> tuple[np.ndarray, np.ndarray]:
     shares = []
     for stats in (s, t):
         codes, sentence_of, n = stats.codes, stats.sentence_of, stats.lengths.size
-        starts, ends, _ = token_bounds(codes, sentence_of, n, SEPARATORS, CJK)
-        separators, separator_sizes = _separators(codes, sentence_of, n, starts, ends, SPACE)
-        ids, indptr = token_ids((codes, sentence_of, n), 1 << 30)
-        shares.append(run_share(ids, indptr, np.zeros(ids.size, dtype=bool), np.r_[0, np.cumsum(ends - starts)],
-                                STUTTER_LEAST, separators, separator_sizes))
+        starts, ends, counts = token_bounds(codes, sentence_of, n, SEPARATORS, CJK)
+        tokens, separators, separator_sizes = _separators(codes, sentence_of, n, starts, ends, SPACE)
+        shares.append(run_share(tokens, np.r_[0, np.cumsum(counts)], np.zeros(tokens.size, dtype=bool),
+                                np.r_[0, np.cumsum(ends - starts)], STUTTER_LEAST, separators, separator_sizes))
     return np.maximum(shares[0] - shares[1], 0.0), np.maximum(shares[1] - shares[0], 0.0)
 
 
 @numba.njit(cache=True, nogil=True)
 def _separators(codes, sentence_of, n, starts, ends, space):  # pragma: no cover - compiled
-    """Polynomial hashes (``HASH_BASE``, modulo 2^64) and sizes of the code points other than white space between
-    each token and the token before it in its sentence (or the sentence's start), then between each sentence's last
-    token and its end (entry ``len(starts) + i`` for sentence i); rows: all of them, those before the first white
-    space (what ends the word before), those after the last (what starts the word after; without white space
-    both are all of them)."""
+    """Polynomial hashes (``HASH_BASE``, modulo 2^64) of each token's code points; and hashes and sizes of the code
+    points other than white space between each token and the token before it in its sentence (or the sentence's
+    start), then between each sentence's last token and its end (entry ``len(starts) + i`` for sentence i); rows:
+    all of them, those before the first white space (what ends the word before), those after the last (what starts
+    the word after; without white space both are all of them)."""
     tokens = starts.size
+    keys = np.zeros(tokens, np.int64)
     hashes, sizes = np.zeros((3, tokens + n), np.int64), np.zeros((3, tokens + n), np.int64)
     spaced = np.zeros(tokens + n, np.bool_)
     for t in range(tokens + 1):
+        if t < tokens:
+            for i in range(starts[t], ends[t]):
+                keys[t] = keys[t] * HASH_BASE + codes[i]
         sentence = sentence_of[starts[t]] if t < tokens else n
         for i in range(ends[t - 1] if t > 0 else 0, starts[t] if t < tokens else codes.size):
             at = t if sentence_of[i] == sentence else tokens + sentence_of[i]  # else the tail of an earlier one
@@ -193,7 +196,7 @@ def _separators(codes, sentence_of, n, starts, ends, space):  # pragma: no cover
                 if row != 1 or not spaced[at]:
                     hashes[row, at] = hashes[row, at] * HASH_BASE + codes[i]
                     sizes[row, at] += 1
-    return hashes, sizes
+    return keys, hashes, sizes
 
 
 @numba.njit(cache=True, nogil=True)
