@@ -19,14 +19,16 @@ def rows(n, seed):
 
 
 def naive_log_factors(sample, X):
-    """Fewer than two shares' worth of rows: one share, the sample's median and median absolute deviation."""
+    """The alignments (fewer than two shares' worth of rows: one share) read against the sample's median and median
+    absolute deviation; the swaps against minus the sample's 5% quantile of them."""
     out = np.zeros(X.shape)
     for j in (2, 3):
         median = np.median(sample[:, j])
         spread = np.median(np.abs(sample[:, j] - median))
         below = np.maximum((median - np.nan_to_num(X[:, j], nan=median)) / spread, 0)
         out[:, j] = -0.7 * np.maximum(below - 2.0, 0)
-    out[:, 4] = 0.3 * np.minimum(np.nan_to_num(X[:, 4]), 0)
+    spread = max(-np.quantile(sample[:, 4], 0.05), 1.0)  # the swaps in units of their spread, free up to half of one
+    out[:, 4] = 0.3 * np.minimum(np.nan_to_num(X[:, 4]) / spread + 0.5, 0)
     out[:, 5] = -0.5 * np.maximum(np.nan_to_num(X[:, 5]) - 2.5, 0)
     return out
 
@@ -44,6 +46,28 @@ def test_each_prior_is_its_weight_times_its_input_beyond_its_allowance():
     assert np.all(priors.log_factors(lower)[5:, 2] <= factors[5:, 2])
     again = FixedPriors.from_arrays(NAMES, ORIENTATION, WEIGHTS, priors.arrays())
     assert np.array_equal(again.log_factors(X), factors)
+
+
+def test_the_swaps_are_read_in_units_of_their_spread():
+    """The same swap lowers the score less in a corpus whose clean sides the order test doubts more; a corpus
+    whose sides it hardly doubts is read in units of one, not of its tiny spread; an older model without the
+    spreads is refused."""
+    sample = rows(400, 3)
+    wide = sample.copy()
+    wide[:, 4] *= 3.0
+    narrow = sample.copy()
+    narrow[:, 4] *= 0.01
+    probe = rows(5, 4)
+    probe[:, 4] = -4.0
+    factors = [FixedPriors(NAMES, ORIENTATION, WEIGHTS).fit(s) for s in (sample, wide, narrow)]
+    spreads = [f.spreads_[[name for name in PRIORS if name in NAMES].index("swaps_tgt")] for f in factors]
+    assert 1.0 < spreads[0] < spreads[1] and spreads[2] == 1.0
+    logs = [f.log_factors(probe)[:, 4] for f in factors]
+    assert np.all(logs[1] > logs[0]) and np.allclose(logs[2], 0.3 * (-4.0 + 0.5))
+    arrays = factors[0].arrays()
+    del arrays["spreads"]
+    with pytest.raises(KcoocError, match="prior_spreads"):
+        FixedPriors.from_arrays(NAMES, ORIENTATION, WEIGHTS, arrays)
 
 
 def test_the_alignment_is_read_at_the_pairs_length():

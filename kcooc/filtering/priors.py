@@ -6,8 +6,12 @@ Each prior multiplies the score by exp(beta min(0, v + t)), whatever the trainin
 weight (``PRIORS``: the ``learn.*_weight`` that sets it), t its allowance (``ALLOWANCES``, else 0) and v
 the input oriented so that lower is worse:
 
-* ``swaps_tgt``, ``spelling_tgt``: the target's log ratios (<= 0) of its word order and its spelling
-  under the corpus's own counts (word_typicality.py);
+* ``swaps_tgt``: the target's log ratio (<= 0) of its word order under the corpus's own counts
+  (word_typicality.py) in units of its spread on the clean rows (minus their 5% quantile, at least 1:
+  ``SPREADS``), free up to half a spread: the lowest swap over the square root of the words of a side with
+  spaces and the lowest rotation of a side without are on other scales, and a clean side of a corpus whose
+  order its own counts know less well falls lower;
+* ``spelling_tgt``: the target's log ratio (<= 0) of its spelling under the corpus's own counts;
 * ``numbers_mismatch``, ``placeholders_mismatch``: minus 1 when the sides' numbers or placeholders
   differ (mismatch.py); ``encoding_src``, ``encoding_tgt``: minus log(1 + misdecoded letters) (damage.py);
 * ``stutter_src``, ``stutter_tgt``: minus the share of a side's tokens in a run repeated in place that the
@@ -34,7 +38,9 @@ PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight",
           "char_ratio_above": "length_weight", "char_ratio_below": "length_weight",
           "align_tgt": "alignment_weight", "align_src": "alignment_weight",
           "stutter_src": "repeat_weight", "stutter_tgt": "repeat_weight"}
-ALLOWANCES = {"char_ratio_above": 2.5, "char_ratio_below": 2.5, "align_tgt": 2.0, "align_src": 2.0}
+ALLOWANCES = {"char_ratio_above": 2.5, "char_ratio_below": 2.5, "align_tgt": 2.0, "align_src": 2.0, "swaps_tgt": 0.5}
+SPREADS = {"swaps_tgt": 0.05}  # inputs read in units of their spread: minus this quantile of the clean rows' values,
+SPREAD_FLOOR = 1.0  # and never less than one unit (a factor of e)
 READ_AT_LENGTH = ("align_tgt", "align_src")
 
 
@@ -51,7 +57,8 @@ def check_weights(weights: dict) -> dict:
 
 class FixedPriors:
     """The fixed priors on input rows (columns named by ``names``, oriented by ``orientation``);
-    ``fit`` on the clean rows (the typical alignment likelihood at each length), then ``log_factors``.
+    ``fit`` on the clean rows (the typical alignment likelihood at each length, the spreads of ``SPREADS``),
+    then ``log_factors``.
 
     Parameters
     ----------
@@ -68,9 +75,12 @@ class FixedPriors:
         self.columns = [(self.names.index(name), self.weights[weight], int(orientation[self.names.index(name)]),
                          ALLOWANCES.get(name, 0.0)) for name, weight in PRIORS.items() if name in self.names]
         self.typical = RatioDistances(self.names, READ_AT_LENGTH, READ_AT_LENGTH)
+        self.spreads_ = np.ones(len(self.columns))
 
     def fit(self, X: np.ndarray) -> "FixedPriors":
         self.typical.fit(X)
+        self.spreads_ = np.array([spread(X[:, j] * direction, SPREADS[self.names[j]]) if self.names[j] in SPREADS
+                                  else 1.0 for j, _, direction, _ in self.columns])
         return self
 
     def log_factors(self, X: np.ndarray) -> np.ndarray:
@@ -78,17 +88,28 @@ class FixedPriors:
         X = np.asarray(X, dtype=np.float64)
         below = dict(zip((self.names[k] for k in self.typical.columns), self.typical.transform(X)[1::2]))
         factors = np.zeros(X.shape)
-        for j, weight, direction, allowance in self.columns:
-            value = -below[self.names[j]] if self.names[j] in below else direction * X[:, j]
+        for (j, weight, direction, allowance), scale in zip(self.columns, self.spreads_):
+            value = -below[self.names[j]] if self.names[j] in below else direction * X[:, j] / scale
             factors[:, j] = weight * np.minimum(np.nan_to_num(value) + allowance, 0.0)
         return factors
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return self.typical.arrays()
+        return {**self.typical.arrays(), "spreads": self.spreads_}
 
     @classmethod
     def from_arrays(cls, names: list[str], orientation: np.ndarray, weights: dict,
                     arrays: dict[str, np.ndarray]) -> "FixedPriors":
         priors = cls(names, orientation, weights)
         priors.typical = RatioDistances.from_arrays(names, arrays, READ_AT_LENGTH, READ_AT_LENGTH, prefix="prior")
+        spreads = arrays.get("spreads", np.zeros(0))
+        if spreads.shape != (len(priors.columns),) or not np.all(spreads >= SPREAD_FLOOR):
+            raise InputError("classifier array 'prior_spreads' is missing, has the wrong shape or a spread below "
+                             f"{SPREAD_FLOOR}")
+        priors.spreads_ = spreads
         return priors
+
+
+def spread(values: np.ndarray, quantile: float) -> float:
+    """Minus the ``quantile`` of the finite ``values`` (oriented: lower is worse), at least ``SPREAD_FLOOR``."""
+    finite = values[np.isfinite(values)]
+    return max(-float(np.quantile(finite, quantile)), SPREAD_FLOOR) if finite.size else SPREAD_FLOOR
