@@ -1378,9 +1378,9 @@ def test_length_ratios_and_the_targets_words_get_their_own_typicality_shares():
 
 
 def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mismatches_mojibake_and_stutters():
-    """exp(beta_o swaps_tgt + beta_s spelling_tgt - beta_m (numbers_mismatch + placeholders_mismatch) - beta_e
-    (encoding_src + encoding_tgt) - beta_l (the char ratio's distance beyond 2.5 spreads) - beta_r stutter_tgt)
-    multiplies the score whatever the fit learned, and the fit does not depend on it."""
+    """exp(beta_o min(0, swaps_tgt / spread + 1/2) + beta_s spelling_tgt - beta_m (numbers_mismatch +
+    placeholders_mismatch) - beta_e (encoding_src + encoding_tgt) - beta_l (the char ratio's distance beyond 2.5
+    spreads) - beta_r stutter_tgt) multiplies the score whatever the fit learned, and the fit does not depend on it."""
     rng = np.random.default_rng(3)
     names = ["phsic", "swaps_tgt", "char_ratio", "spelling_tgt", "numbers_mismatch", "placeholders_mismatch",
              "encoding_src", "encoding_tgt", "stutter_tgt"]
@@ -1401,12 +1401,15 @@ def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mism
         [m.state()[1]["weights"].tolist() for m in plain.models_]
     spread = np.median(np.abs(F[clean, 2] - np.median(F[clean, 2])))  # one share: no lengths among the names
     beyond = np.maximum(np.abs(F[:, 2] - np.median(F[clean, 2])) / spread - 2.5, 0.0)
-    factor = np.exp(0.3 * np.nan_to_num(F[:, 1]) + 0.7 * F[:, 3] - 1.5 * (F[:, 4] + F[:, 5])
+    swaps_spread = max(-np.nanquantile(F[clean, 1], 0.05), 1.0)
+    assert swaps_spread > 1.5  # the clean rows' swaps spread beyond one unit: the test sees the division
+    order = np.minimum(np.nan_to_num(F[:, 1]) / swaps_spread + 0.5, 0.0)
+    factor = np.exp(0.3 * order + 0.7 * F[:, 3] - 1.5 * (F[:, 4] + F[:, 5])
                     - 2.5 * (F[:, 6] + F[:, 7]) - 0.8 * beyond - 4.0 * F[:, 8])
     np.testing.assert_allclose(priors.predict_proba(F), plain.predict_proba(F) * factor, rtol=1e-12)
     assert (factor < 1).sum() > 100 and np.all(factor[:5] == 1)  # a missing value is no evidence
     assert 10 < np.count_nonzero(beyond) < 200  # the allowance: most pairs' ratios are free
-    alone = (F[:, 1] == 0) & (F[:, 3] == 0) & (F[:, 6] == 0) & (F[:, 7] == 0) & (beyond == 0) & (F[:, 8] == 0)
+    alone = (order == 0) & (F[:, 3] == 0) & (F[:, 6] == 0) & (F[:, 7] == 0) & (beyond == 0) & (F[:, 8] == 0)
     assert np.isclose(factor[alone & (F[:, 4] == 1) & (F[:, 5] == 1)], np.exp(-3)).all()
     assert np.isclose(factor[alone & (F[:, 4] == 0) & (F[:, 5] == 0)], 1).all()
     typical = np.median(F[clean], axis=0)
@@ -1492,8 +1495,17 @@ def test_pair_classifier_combines_its_factors_and_its_gates():
     rate = gate_rates(0.8)
     assert not np.allclose(rate, rates(clean))  # the second measurement left some sides out
     q = bayes(rate, 0.8)
-    expected = plain.predict_proba(G[:, :4]) * (posterior + (1 - posterior) * q)
-    np.testing.assert_allclose(gated.predict_proba(G), expected, rtol=1e-12)
+    factor = posterior + (1 - posterior) * q  # the probability that the side is in its language, counted 1.5 times
+    np.testing.assert_allclose(gated.predict_proba(G), plain.predict_proba(G[:, :4]) * factor ** 1.5, rtol=1e-12)
+    once = PairClassifier(names + ["tgt_chars", "tgt_lang"], regularization=0.5, language_prior=0.8,
+                          language_weight=1.0).fit(G, clean)
+    np.testing.assert_allclose(once.predict_proba(G), plain.predict_proba(G[:, :4]) * factor, rtol=1e-12)
+    params, arrays = once.state()  # a model saved before the weight existed counted the factor once
+    del params["language_weight"]
+    assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(G), once.predict_proba(G))
+    for bad in (-1.0, "2", None, 11.0):
+        with pytest.raises(KcoocError, match="language gate's weight"):
+            PairClassifier.from_state({**params, "language_weight": bad}, arrays)
     weakest = gated.weakest(G)
     low = posterior + (1 - posterior) * q < 0.5
     assert low.any() and all(gated.expanded_names[k] == "tgt_lang" for k in weakest[low])
@@ -1506,8 +1518,8 @@ def test_pair_classifier_combines_its_factors_and_its_gates():
     both = PairClassifier(source, regularization=0.5, source_language_prior=0.99).fit(G, clean)
     assert as_input.gate.columns == [] and both.gate.columns == [4] and "src_lang" in both.input_names
     q = bayes(gate_rates(0.99), 0.99)
-    np.testing.assert_allclose(both.predict_proba(G), as_input.predict_proba(G) * (posterior + (1 - posterior) * q),
-                               rtol=1e-12)
+    np.testing.assert_allclose(both.predict_proba(G),
+                               as_input.predict_proba(G) * (posterior + (1 - posterior) * q) ** 1.5, rtol=1e-12)
     params, arrays = both.state()
     assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(G), both.predict_proba(G))
 
@@ -1638,8 +1650,8 @@ def test_training_calibrates_the_gate_without_the_share_the_other_features_doubt
         return np.column_stack([feat.pair_features(s, t, Stats(s), Stats(t)), identifier.probability(t, "ja")])
 
     classifier, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7, doubtful_share=0.3)
-    first, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7,  # its first fit, without the fixed priors
-                     **dict.fromkeys(PRIORS.values(), 0.0))
+    first, _ = train(features, names, src, tgt, 0.25, 1.0, seed=7,  # its first fit: no fixed priors, the gate once
+                     **dict.fromkeys(PRIORS.values(), 0.0), language_weight=1.0)
     noisy_src, noisy_tgt, _ = synthesize(src, tgt, 7, DEFAULT_NOISE_KINDS)
     F = np.vstack([features(src, tgt), features(noisy_src, noisy_tgt)])
     rows = np.flatnonzero(~(np.random.default_rng(8).random(600) < 0.25))  # the clean training pairs
@@ -1674,7 +1686,8 @@ def test_the_first_fit_ranks_the_doubtful_share_without_the_fixed_priors():
     assert [m.state()[1]["weights"].tolist() for m in priors.models_] == \
         [m.state()[1]["weights"].tolist() for m in plain.models_]
     F = features(src, tgt)
-    factor = np.exp(0.5 * F[:, -3] + 0.2 * F[:, -2] - 2.0 * F[:, -1])
+    spread = priors.priors_.spreads_[0]  # the swaps' (the first prior), fitted on the refit's clean rows
+    factor = np.exp(0.5 * np.minimum(F[:, -3] / spread + 0.5, 0) + 0.2 * F[:, -2] - 2.0 * F[:, -1])
     np.testing.assert_allclose(priors.predict_proba(F), plain.predict_proba(F) * factor, rtol=1e-12)
     # the priors move the ranking: ranked with them, the doubtful share would be other pairs (and the fits differ)
     p = plain.predict_proba(F)

@@ -81,9 +81,10 @@ class PairClassifier:
         Inverse L2 strength C of the monotone logistic model.
     seed : int, default 0
         Seed of the feature-space noise.
-    language_prior, source_language_prior, gated
-        The language gate's (:class:`~kcooc.filtering.gate.LanguageGate`); the ``gated`` posteriors
-        are no input of the model, the source's is one even when it gates too.
+    language_prior, source_language_prior, gated, language_weight
+        The language gate's (:class:`~kcooc.filtering.gate.LanguageGate`; ``language_weight`` its ``weight``, the
+        power of its factors in the score); the ``gated`` posteriors are no input of the model, the source's is one
+        even when it gates too.
     detectors : sequence of str, default ("noise",)
         The noise classes (families of synthetic noise, noise.NOISE_FAMILIES) next to "clean".
     feature_noise, feature_noise_tail : float, default 1.0, 0.02
@@ -121,7 +122,7 @@ repeat_weight : float, default 1.0, 0.5, 2.0, 3.0, 0.5, 0.3, 8.0
 
     Notes
     -----
-    ``predict_proba`` = 1 / (1 + sum_k exp(-m_k)) x typicality x priors x prod over gated sides (P + (1 - P) q),
+    ``predict_proba`` = 1 / (1 + sum_k exp(-m_k)) x typicality x priors x prod over gated sides (P + (1 - P) q)^w,
     where m_k is detector k's monotone log-odds of clean against its noise: the first factor is the clean
     class's probability in a softmax over clean and the detectors (Bishop 2006, Eq. 4.104). With one detector
     (``train``'s default) it is the logistic sigmoid(m). The module docstring says why the priors are fixed.
@@ -146,7 +147,7 @@ repeat_weight : float, default 1.0, 0.5, 2.0, 3.0, 0.5, 0.3, 8.0
                  typicality_length_share: float = 0.02, typicality_weight: float = 0.5,
                  typicality_word_share: float = 0.02, order_weight: float = 1.0, spelling_weight: float = 0.5,
                  mismatch_weight: float = 2.0, encoding_weight: float = 3.0, length_weight: float = 0.5,
-                 alignment_weight: float = 0.3, repeat_weight: float = 8.0):
+                 alignment_weight: float = 0.3, repeat_weight: float = 8.0, language_weight: float = 1.5):
         unknown = sorted(set(names) - set(ORIENTATION) - set(RATIOS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
@@ -158,7 +159,7 @@ repeat_weight : float, default 1.0, 0.5, 2.0, 3.0, 0.5, 0.3, 8.0
                                       "mismatch_weight": mismatch_weight, "encoding_weight": encoding_weight,
                                       "length_weight": length_weight, "alignment_weight": alignment_weight,
                                       "repeat_weight": repeat_weight})
-        self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated)
+        self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated, language_weight)
         self.columns = [k for k, name in enumerate(self.names)  # a side's foreign letters: the gate's alone
                         if name not in self.gate.gated and name not in FOREIGN.values()]
         inputs = self.input_names
@@ -261,11 +262,12 @@ repeat_weight : float, default 1.0, 0.5, 2.0, 3.0, 0.5, 0.3, 8.0
         return np.column_stack([model.decision_function(X[:, self.model_inputs]) for model in self.models_])
 
     @staticmethod
-    def _log_probability(m: np.ndarray, typical: np.ndarray, gate: np.ndarray) -> np.ndarray:
+    def _log_probability(m: np.ndarray, typical: np.ndarray, gates: np.ndarray) -> np.ndarray:
+        """log p(clean) from the detectors' log-odds ``m``, the log typicality and prior factors ``typical`` and
+        the gates' log factors ``gates`` (LanguageGate.log_factors)."""
         low = np.minimum(m.min(axis=1), 0.0)  # -log(1 + sum exp(-m)) without overflow
         clean = low - np.log(np.exp(low) + np.exp(low[:, None] - m).sum(axis=1))
-        with np.errstate(divide="ignore"):
-            return clean + typical.sum(axis=1) + np.log(gate).sum(axis=1)
+        return clean + typical.sum(axis=1) + gates.sum(axis=1)
 
     def predict_proba(self, F: np.ndarray) -> np.ndarray:
         """p(clean | features) of each row.
@@ -283,7 +285,7 @@ repeat_weight : float, default 1.0, 0.5, 2.0, 3.0, 0.5, 0.3, 8.0
         """
         X = self.inputs(F)
         return np.exp(self._log_probability(self.margins(F, X), self.log_factors(X),
-                                            self.gate.factors(F)))
+                                            self.gate.log_factors(F)))
 
     def weakest(self, F: np.ndarray) -> np.ndarray:
         """Index (into ``expanded_names``) of what lowers each row's score most.
@@ -320,7 +322,7 @@ repeat_weight : float, default 1.0, 0.5, 2.0, 3.0, 0.5, 0.3, 8.0
         if self.gate.columns:
             low = gate.min(axis=1) < 0.5
             index[low] = len(self.detectors_) * self.reasons.size + np.argmin(gate[low], axis=1)
-        return np.exp(self._log_probability(m, typical, gate)), index
+        return np.exp(self._log_probability(m, typical, self.gate.weight * np.log(gate))), index
 
     # -- persistence ------------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
@@ -355,7 +357,8 @@ repeat_weight : float, default 1.0, 0.5, 2.0, 3.0, 0.5, 0.3, 8.0
         model = cls(params["names"], params["regularization"], params["seed"], params["language_prior"],
                     params["detectors"], params["gated"], params.get("source_language_prior"), params["feature_noise"],
                     params["feature_noise_tail"], params["typicality_share"], params["typicality_length_share"],
-                    typical["weight"], params["typicality_word_share"], **{w: params[w] for w in set(PRIORS.values())})
+                    typical["weight"], params["typicality_word_share"], **{w: params[w] for w in set(PRIORS.values())},
+                    language_weight=params.get("language_weight", 1.0))
         detectors = list(params["fitted_detectors"])
         if not set(detectors) <= set(model.detectors) or not detectors or len(params["models"]) != len(detectors):
             raise InputError("classifier detectors are not among its noise classes")

@@ -173,6 +173,9 @@ class LearnConfig:
                              "training time, and no better on the development sample (docs/results-filtering.md)")
     language_prior: float = option(0.9, "language gate: prior share of target sides in their expected language",
                                    Range(0, 1, low_open=True, high_open=True))
+    language_weight: float = option(1.5, "language gate: the power of each gated side's factor in the score (the "
+                                    "probability that the side is in its language, counted this many times against "
+                                    "the classifier's log-odds; 1: as a probability)", Range(0, 10))
     source_language_prior: float = option(0.99, "language gate of the source side: prior share of source sides in "
                                           "their expected language; near 1, so that only a source rejected far more "
                                           "firmly than the clean ones of its length (a third language) is penalised, "

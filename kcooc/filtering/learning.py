@@ -92,9 +92,10 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
 
     # a first fit that ranks the sample's pairs for the refit leaves the fixed priors out: it would drop the pairs
     # whose order, spelling or numbers the corpus doubts, and the refit would learn from their absence what the
-    # priors already say
-    classifier = (classifier_on(~held, **dict.fromkeys(PRIORS.values(), 0.0)) if doubtful_share
-                  else classifier_on(~held))
+    # priors already say; it counts the language gate once, as the probability it is (ranked with the gate's weight,
+    # the refit lost more clean pairs of close-language corpora: Czech .9613 -> .9599, Dutch programs .9505 -> .9493)
+    first = {**dict.fromkeys(PRIORS.values(), 0.0), "language_weight": 1.0}
+    classifier = classifier_on(~held, **first) if doubtful_share else classifier_on(~held)
     if doubtful_share:  # the corpus's own pairs are not all clean: refit without the least credible
         rows = np.flatnonzero(~held & clean)
         doubtful = int(doubtful_share * rows.size)
@@ -103,7 +104,7 @@ def train(features: Callable[[list[str], list[str]], np.ndarray], names: list[st
         keep[rows[np.argsort(p, kind="stable")[:doubtful]]] = False
         # the gate is calibrated without the pairs the other features doubt: the share ranked with the gate's own
         # factors would hold the clean sides it doubts, and a gate fitted without them would doubt them all the more
-        credible = np.delete(rows, np.argsort(p / classifier.gate.factors(F[rows]).prod(axis=1),
+        credible = np.delete(rows, np.argsort(p * np.exp(-classifier.gate.log_factors(F[rows]).sum(axis=1)),
                                               kind="stable")[:doubtful])
         classifier = classifier_on(keep, start=classifier)  # from the first fit: fewer Newton steps
         classifier.gate.fit(F[credible])

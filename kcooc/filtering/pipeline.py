@@ -133,9 +133,9 @@ def learn_scorer(job: FilterJob, model: PHSIC, encoders: list, screening: Screen
     classifier, validation = train(
         features, names, src, tgt, cfg.learn.validation, cfg.learn.regularization, cfg.seed, cfg.learn.language_prior,
         fit=fit_alignment, doubtful_share=cfg.learn.doubtful_share, detectors=cfg.learn.detectors,
-        source_language_prior=cfg.learn.source_language_prior, feature_noise=cfg.learn.feature_noise,
-        feature_noise_tail=cfg.learn.feature_noise_tail, typicality_share=cfg.learn.typicality_share,
-        typicality_length_share=cfg.learn.typicality_length_share,
+        source_language_prior=cfg.learn.source_language_prior, language_weight=cfg.learn.language_weight,
+        feature_noise=cfg.learn.feature_noise, feature_noise_tail=cfg.learn.feature_noise_tail,
+        typicality_share=cfg.learn.typicality_share, typicality_length_share=cfg.learn.typicality_length_share,
         typicality_word_share=cfg.learn.typicality_word_share, typicality_weight=cfg.learn.typicality_weight,
         order_weight=cfg.learn.order_weight, spelling_weight=cfg.learn.spelling_weight,
         mismatch_weight=cfg.learn.mismatch_weight, encoding_weight=cfg.learn.encoding_weight,
