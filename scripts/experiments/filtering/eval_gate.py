@@ -85,8 +85,9 @@ def noisy_corpus(data: list[str], lang: str, size: int, rate: float,
     return src, tgt, kind
 
 
-def gate_factors(model: str, annotated: str) -> np.ndarray:
-    """(pairs, gated sides) factors of the saved model's gate, from the features of ``--annotated``."""
+def gate_factors(model: str, annotated: str) -> tuple[np.ndarray, float]:
+    """(pairs, gated sides) factors of the saved model's gate, from the features of ``--annotated``, and the gate's
+    weight (the power of the factors in the score)."""
     header, arrays = artifact.load(model, "filter")
     names = header["features"]
     gate = LanguageGate.from_state(names, header["classifier"], {k[len("classifier_"):]: v for k, v in arrays.items()
@@ -96,7 +97,7 @@ def gate_factors(model: str, annotated: str) -> np.ndarray:
         for line in f:
             values = dict(field.split("=", 1) for field in line.rstrip("\n").split("\t")[6].split())
             rows.append([float(values[name]) for name in names])
-    return gate.factors(np.array(rows))
+    return gate.factors(np.array(rows)), gate.weight
 
 
 def evaluate(data: list[str], lang: str, args) -> dict:
@@ -110,14 +111,15 @@ def evaluate(data: list[str], lang: str, args) -> dict:
         f.writelines(f"{k}\n" for k in kind)
     scores, _, _ = run_kcooc(corpus, workdir, "learned", {"rules": RULES_OFF},
                              ["--src-lang", "en", "--tgt-lang", lang, "--save-model", model])
-    factor = gate_factors(model, os.path.join(workdir, "learned.annotated")).prod(axis=1)
+    factors, weight = gate_factors(model, os.path.join(workdir, "learned.annotated"))
+    factor = factors.prod(axis=1)
     kind = np.array(kind)
     clean = kind == "clean"
     cut = int(round(args.cut * len(scores)))
     low = np.zeros(len(scores), bool)
     low[np.argsort(scores, kind="stable")[:cut]] = True
     low_without = np.zeros(len(scores), bool)
-    low_without[np.argsort(scores / factor, kind="stable")[:cut]] = True
+    low_without[np.argsort(scores / factor ** weight, kind="stable")[:cut]] = True
     result = {"pairs": len(src), "clean": int(clean.sum()),
               "clean_factor_below_half": int((clean & (factor < 0.5)).sum()),
               "clean_lost": int((clean & low & ~low_without).sum()), "auc": roc(scores[clean], scores[~clean]),
