@@ -46,6 +46,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from .priors import check_weight
 
 GATED = ("tgt_lang",)  # the language-ID posteriors that always gate (the source's only with a source prior)
 LENGTH_EDGES = np.array([10, 25, 50, 100])  # characters: the gate trusts the identifier per length
@@ -76,10 +77,8 @@ class LanguageGate:
 
     def __init__(self, names: list[str], language_prior: float = 0.9, source_language_prior: float | None = None,
                  gated: tuple[str, ...] | list[str] = GATED, weight: float = 1.5):
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 10:
-            raise InputError(f"the language gate's weight must be a number in [0, 10], not {weight!r}")
         self.names, self.language_prior, self.gated = list(names), language_prior, list(gated)
-        self.weight = float(weight)
+        self.weight = check_weight(weight, "the language gate's weight")
         self.source_language_prior = source_language_prior
         self.columns = [k for k, name in enumerate(self.names) if name in self.gated
                         or (name == "src_lang" and source_language_prior is not None)]

@@ -44,14 +44,21 @@ SPREAD_FLOOR = 1.0  # and never less than one unit (a factor of e)
 READ_AT_LENGTH = ("align_tgt", "align_src")
 
 
+def check_weight(weight, what: str) -> float:
+    """``weight`` as a float, refused (InputError naming ``what``) unless it is a number in [0, 10]: a saved
+    model's header holds the weights too."""
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 10:
+        raise InputError(f"{what} must be in [0, 10] (a number), not {weight!r}")
+    return float(weight)
+
+
 def check_weights(weights: dict) -> dict:
     """``weights`` (each ``PRIORS`` weight by name), refused unless each is a number in [0, 10]."""
     missing = sorted(set(PRIORS.values()) - set(weights))
     if missing:
         raise InputError(f"the fixed priors' weights {', '.join(missing)} are missing")
-    for weight in weights.values():  # a saved model's header holds them too
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 10:
-            raise InputError(f"the fixed priors' weights must be numbers in [0, 10], not {weight!r}")
+    for weight in weights.values():
+        check_weight(weight, "the fixed priors' weights")
     return dict(weights)
 
 
