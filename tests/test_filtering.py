@@ -1378,25 +1378,26 @@ def test_length_ratios_and_the_targets_words_get_their_own_typicality_shares():
 
 
 def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mismatches_mojibake_and_stutters():
-    """exp(beta_o min(0, swaps_tgt / spread + 1/2) + beta_s spelling_tgt - beta_m (numbers_mismatch +
-    placeholders_mismatch) - beta_e (encoding_src + encoding_tgt) - beta_l (the char ratio's distance beyond 2.5
-    spreads) - beta_r stutter_tgt) multiplies the score whatever the fit learned, and the fit does not depend on it."""
+    """exp(beta_o min(0, swaps_tgt / spread + 1/2) + beta_s spelling_tgt - beta_m numbers_mismatch - beta_p
+    placeholders_mismatch - beta_e (encoding_src + encoding_tgt) - beta_l (the char ratio's distance beyond 2.5
+    spreads) - beta_r stutter_tgt - beta_n (1 - ending)) multiplies the score whatever the fit learned, and the fit
+    does not depend on it."""
     rng = np.random.default_rng(3)
     names = ["phsic", "swaps_tgt", "char_ratio", "spelling_tgt", "numbers_mismatch", "placeholders_mismatch",
-             "encoding_src", "encoding_tgt", "stutter_tgt"]
+             "encoding_src", "encoding_tgt", "stutter_tgt", "ending"]
     F = np.column_stack([rng.normal(size=400), -rng.exponential(2.0, 400) * (rng.random(400) < 0.4),
                          rng.normal(size=400), -rng.exponential(1.0, 400) * (rng.random(400) < 0.2),
                          rng.random(400) < 0.1, rng.random(400) < 0.1,
                          *(np.log1p(rng.integers(1, 4, 400) * (rng.random(400) < 0.1)) for _ in range(2)),
-                         rng.random(400) * (rng.random(400) < 0.1)])
-    F[:5, 1], F[:5, 2:] = np.nan, 0.0
+                         rng.random(400) * (rng.random(400) < 0.1), rng.random(400) > 0.1])
+    F[:5, 1], F[:5, 2:9], F[:5, 9] = np.nan, 0.0, 1.0
     clean = F[:, 0] - np.abs(F[:, 2]) + 0.3 * rng.normal(size=400) > 0
-    off = dict(order_weight=0.0, spelling_weight=0.0, mismatch_weight=0.0, encoding_weight=0.0, length_weight=0.0,
-               repeat_weight=0.0)
+    off = dict(order_weight=0.0, spelling_weight=0.0, mismatch_weight=0.0, placeholders_weight=0.0, ending_weight=0.0,
+               encoding_weight=0.0, length_weight=0.0, repeat_weight=0.0)
     plain = PairClassifier(names, regularization=0.5, **off).fit(F, clean)
     priors = PairClassifier(names, regularization=0.5, order_weight=0.3, spelling_weight=0.7,
-                            mismatch_weight=1.5, encoding_weight=2.5, length_weight=0.8,
-                            repeat_weight=4.0).fit(F, clean)
+                            mismatch_weight=1.5, placeholders_weight=3.0, ending_weight=0.6, encoding_weight=2.5,
+                            length_weight=0.8, repeat_weight=4.0).fit(F, clean)
     assert [m.state()[1]["weights"].tolist() for m in priors.models_] == \
         [m.state()[1]["weights"].tolist() for m in plain.models_]
     spread = np.median(np.abs(F[clean, 2] - np.median(F[clean, 2])))  # one share: no lengths among the names
@@ -1404,27 +1405,33 @@ def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mism
     swaps_spread = max(-np.nanquantile(F[clean, 1], 0.05), 1.0)
     assert swaps_spread > 1.5  # the clean rows' swaps spread beyond one unit: the test sees the division
     order = np.minimum(np.nan_to_num(F[:, 1]) / swaps_spread + 0.5, 0.0)
-    factor = np.exp(0.3 * order + 0.7 * F[:, 3] - 1.5 * (F[:, 4] + F[:, 5])
-                    - 2.5 * (F[:, 6] + F[:, 7]) - 0.8 * beyond - 4.0 * F[:, 8])
+    factor = np.exp(0.3 * order + 0.7 * F[:, 3] - 1.5 * F[:, 4] - 3.0 * F[:, 5]
+                    - 2.5 * (F[:, 6] + F[:, 7]) - 0.8 * beyond - 4.0 * F[:, 8] - 0.6 * (1 - F[:, 9]))
     np.testing.assert_allclose(priors.predict_proba(F), plain.predict_proba(F) * factor, rtol=1e-12)
     assert (factor < 1).sum() > 100 and np.all(factor[:5] == 1)  # a missing value is no evidence
     assert 10 < np.count_nonzero(beyond) < 200  # the allowance: most pairs' ratios are free
-    alone = (order == 0) & (F[:, 3] == 0) & (F[:, 6] == 0) & (F[:, 7] == 0) & (beyond == 0) & (F[:, 8] == 0)
-    assert np.isclose(factor[alone & (F[:, 4] == 1) & (F[:, 5] == 1)], np.exp(-3)).all()
+    alone = ((order == 0) & (F[:, 3] == 0) & (F[:, 6] == 0) & (F[:, 7] == 0) & (beyond == 0) & (F[:, 8] == 0)
+             & (F[:, 9] == 1))
+    assert np.isclose(factor[alone & (F[:, 4] == 1) & (F[:, 5] == 1)], np.exp(-4.5)).all()
+    assert np.isclose(factor[alone & (F[:, 4] == 0) & (F[:, 5] == 1)], np.exp(-3)).all()
     assert np.isclose(factor[alone & (F[:, 4] == 0) & (F[:, 5] == 0)], 1).all()
+    ends_differ = (order == 0) & (F[:, 3] == 0) & (F[:, 4] == 0) & (F[:, 5] == 0) & (F[:, 6] == 0) & (F[:, 7] == 0) \
+        & (beyond == 0) & (F[:, 8] == 0) & (F[:, 9] == 0)
+    assert ends_differ.sum() > 5 and np.isclose(factor[ends_differ], np.exp(-0.6)).all()
     typical = np.median(F[clean], axis=0)
     for column, name, value in ((1, "swaps_tgt", -8.0), (3, "spelling_tgt", -8.0), (4, "numbers_mismatch", 1.0),
                                 (5, "placeholders_mismatch", 1.0), (7, "encoding_tgt", np.log(9)),
-                                (8, "stutter_tgt", 1.0)):
-        damaged = np.where(np.arange(9) == column, value, typical)[None]
+                                (8, "stutter_tgt", 1.0), (9, "ending", 0.0)):
+        damaged = np.where(np.arange(10) == column, value, typical)[None]
         assert priors.expanded_names[priors.weakest(damaged)[0]] == name
     params, arrays = priors.state()
     assert np.array_equal(PairClassifier.from_state(params, arrays).predict_proba(F), priors.predict_proba(F))
-    for key in ("order_weight", "mismatch_weight", "encoding_weight"):
+    for key in ("order_weight", "mismatch_weight", "placeholders_weight", "ending_weight", "encoding_weight"):
         for bad in (-0.1, "1", None, 1e9):  # a model file written by hand or damaged
             with pytest.raises(KcoocError, match="fixed priors' weights"):
                 PairClassifier.from_state({**params, key: bad}, arrays)
-    for key in ("spelling_weight", "mismatch_weight", "encoding_weight", "length_weight", "repeat_weight"):  # older
+    for key in ("spelling_weight", "mismatch_weight", "placeholders_weight", "ending_weight", "encoding_weight",
+                "length_weight", "repeat_weight"):  # older
         with pytest.raises(KcoocError, match="train and save it again"):
             PairClassifier.from_state({k: v for k, v in params.items() if k != key}, arrays)
 

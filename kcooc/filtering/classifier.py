@@ -95,8 +95,8 @@ class PairClassifier:
         The typicality factor's a_j, of the length ratios' distances above and below their typical value
         (``typicality_length_share``), of the target's spelling and swaps (``typicality_word_share``) and of
         every other input (``typicality_share``), and its w (typicality.Typicality).
-    order_weight, spelling_weight, mismatch_weight, encoding_weight, length_weight, alignment_weight, \
-repeat_weight : float, default 1.0, 0.5, 2.0, 3.0, 0.5, 0.3, 8.0
+    order_weight, spelling_weight, mismatch_weight, placeholders_weight, ending_weight, encoding_weight, \
+length_weight, alignment_weight, repeat_weight : float, default 1.0, 0.5, 2.0, 4.0, 0.5, 3.0, 0.5, 0.3, 8.0
         The fixed priors' weights (priors.py says on what each acts).
 
     Attributes
@@ -147,7 +147,8 @@ repeat_weight : float, default 1.0, 0.5, 2.0, 3.0, 0.5, 0.3, 8.0
                  typicality_length_share: float = 0.02, typicality_weight: float = 0.5,
                  typicality_word_share: float = 0.02, order_weight: float = 1.0, spelling_weight: float = 0.5,
                  mismatch_weight: float = 2.0, encoding_weight: float = 3.0, length_weight: float = 0.5,
-                 alignment_weight: float = 0.3, repeat_weight: float = 8.0, language_weight: float = 1.5):
+                 alignment_weight: float = 0.3, repeat_weight: float = 8.0, language_weight: float = 1.5,
+                 placeholders_weight: float = 4.0, ending_weight: float = 0.5):
         unknown = sorted(set(names) - set(ORIENTATION) - set(RATIOS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
@@ -156,7 +157,8 @@ repeat_weight : float, default 1.0, 0.5, 2.0, 3.0, 0.5, 0.3, 8.0
         self.typicality_share, self.typicality_weight = typicality_share, typicality_weight
         self.typicality_length_share, self.typicality_word_share = typicality_length_share, typicality_word_share
         self.weights = check_weights({"order_weight": order_weight, "spelling_weight": spelling_weight,
-                                      "mismatch_weight": mismatch_weight, "encoding_weight": encoding_weight,
+                                      "mismatch_weight": mismatch_weight, "placeholders_weight": placeholders_weight,
+                                      "ending_weight": ending_weight, "encoding_weight": encoding_weight,
                                       "length_weight": length_weight, "alignment_weight": alignment_weight,
                                       "repeat_weight": repeat_weight})
         self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated, language_weight)

@@ -137,10 +137,18 @@ class LearnConfig:
                                     "word before it, Grosse against Größe, non e against non è): a fixed prior on "
                                     "spelling, so that dropped diacritics lower the score even when no training noise "
                                     "had them (0: off)", Range(0, 10))
-    mismatch_weight: float = option(2.0, "the score is multiplied by exp(-beta) when the sides' numbers differ and "
-                                    "again when their placeholders do (as multisets; numbers spelled out on the "
-                                    "other side count): a fixed prior, so that a changed number or placeholder "
-                                    "lowers the score even when no training noise had one (0: off)", Range(0, 10))
+    mismatch_weight: float = option(2.0, "the score is multiplied by exp(-beta) when the sides' numbers differ (as "
+                                    "multisets; numbers spelled out on the other side count): a fixed prior, so that "
+                                    "a changed number lowers the score even when no training noise had one (0: off)",
+                                    Range(0, 10))
+    placeholders_weight: float = option(4.0, "the score is multiplied by exp(-beta) when the sides' placeholders "
+                                        "differ (as multisets: %s, {0}, $HOME, markup tags): a fixed prior, stronger "
+                                        "than the numbers', because a translation keeps its placeholders (0: off)",
+                                        Range(0, 10))
+    ending_weight: float = option(0.5, "the score is multiplied by exp(-beta) when the sides end in different "
+                                  "punctuation classes (a full stop against none, a colon against a full stop): a "
+                                  "fixed prior, so that text cut short or joined to the next segment lowers the score "
+                                  "even when no training noise had it (0: off)", Range(0, 10))
     encoding_weight: float = option(3.0, "the score is multiplied by (1 + n)^-beta for the n letters of each side "
                                     "that are UTF-8 read with the wrong code page (Ã© for é): a fixed prior, so "
                                     "that mojibake lowers the score even when no training noise had it (0: off)",

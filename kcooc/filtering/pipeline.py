@@ -138,7 +138,8 @@ def learn_scorer(job: FilterJob, model: PHSIC, encoders: list, screening: Screen
         typicality_share=cfg.learn.typicality_share, typicality_length_share=cfg.learn.typicality_length_share,
         typicality_word_share=cfg.learn.typicality_word_share, typicality_weight=cfg.learn.typicality_weight,
         order_weight=cfg.learn.order_weight, spelling_weight=cfg.learn.spelling_weight,
-        mismatch_weight=cfg.learn.mismatch_weight, encoding_weight=cfg.learn.encoding_weight,
+        mismatch_weight=cfg.learn.mismatch_weight, placeholders_weight=cfg.learn.placeholders_weight,
+        ending_weight=cfg.learn.ending_weight, encoding_weight=cfg.learn.encoding_weight,
         length_weight=cfg.learn.length_weight, alignment_weight=cfg.learn.alignment_weight,
         repeat_weight=cfg.learn.repeat_weight,
         noise_kinds=cfg.learn.noise_kinds)

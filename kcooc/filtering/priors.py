@@ -13,7 +13,12 @@ the input oriented so that lower is worse:
   order its own counts know less well falls lower;
 * ``spelling_tgt``: the target's log ratio (<= 0) of its spelling under the corpus's own counts;
 * ``numbers_mismatch``, ``placeholders_mismatch``: minus 1 when the sides' numbers or placeholders
-  differ (mismatch.py); ``encoding_src``, ``encoding_tgt``: minus log(1 + misdecoded letters) (damage.py);
+  differ (mismatch.py), each with its own weight: a translation keeps its placeholders (and markup) far more
+  strictly than its numbers, which it may spell out or round; ``encoding_src``, ``encoding_tgt``: minus
+  log(1 + misdecoded letters) (damage.py);
+* ``ending``: minus 1 when the sides end in different punctuation classes (features.ending_agreement: a
+  segment cut short or joined to the next one; the peers' terminal-punctuation rule), allowance -1 on the
+  agreement's 0 or 1;
 * ``stutter_src``, ``stutter_tgt``: minus the share of a side's tokens in a run repeated in place that the
   other side does not repeat (damage.py);
 * ``char_ratio_above``, ``char_ratio_below``: minus the character ratio's distance from its typical
@@ -33,12 +38,14 @@ from ..errors import InputError
 from .ratios import RatioDistances
 
 PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight",
-          "numbers_mismatch": "mismatch_weight", "placeholders_mismatch": "mismatch_weight",
+          "numbers_mismatch": "mismatch_weight", "placeholders_mismatch": "placeholders_weight",
+          "ending": "ending_weight",
           "encoding_src": "encoding_weight", "encoding_tgt": "encoding_weight",
           "char_ratio_above": "length_weight", "char_ratio_below": "length_weight",
           "align_tgt": "alignment_weight", "align_src": "alignment_weight",
           "stutter_src": "repeat_weight", "stutter_tgt": "repeat_weight"}
-ALLOWANCES = {"char_ratio_above": 2.5, "char_ratio_below": 2.5, "align_tgt": 2.0, "align_src": 2.0, "swaps_tgt": 0.5}
+ALLOWANCES = {"char_ratio_above": 2.5, "char_ratio_below": 2.5, "align_tgt": 2.0, "align_src": 2.0, "swaps_tgt": 0.5,
+              "ending": -1.0}
 SPREADS = {"swaps_tgt": 0.05}  # inputs read in units of their spread: minus this quantile of the clean rows' values,
 SPREAD_FLOOR = 1.0  # and never less than one unit (a factor of e)
 READ_AT_LENGTH = ("align_tgt", "align_src")
@@ -97,7 +104,7 @@ class FixedPriors:
         factors = np.zeros(X.shape)
         for (j, weight, direction, allowance), scale in zip(self.columns, self.spreads_):
             value = -below[self.names[j]] if self.names[j] in below else direction * X[:, j] / scale
-            factors[:, j] = weight * np.minimum(np.nan_to_num(value) + allowance, 0.0)
+            factors[:, j] = np.where(np.isnan(value), 0.0, weight * np.minimum(value + allowance, 0.0))
         return factors
 
     def arrays(self) -> dict[str, np.ndarray]:
