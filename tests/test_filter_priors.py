@@ -50,6 +50,10 @@ def test_each_prior_is_its_weight_times_its_input_beyond_its_allowance():
     assert np.all(priors.log_factors(lower)[5:, 2] <= factors[5:, 2])
     again = FixedPriors.from_arrays(NAMES, ORIENTATION, WEIGHTS, priors.arrays())
     assert np.array_equal(again.log_factors(X), factors)
+    infinite = X[5:8].copy()
+    infinite[:, 2:] = -np.inf  # infinitely bad inputs: a weight of 0 gives 0 (not 0 times infinity), others stay finite
+    off = FixedPriors(NAMES, ORIENTATION, {**WEIGHTS, "ending_weight": 0.0}).fit(sample).log_factors(infinite)
+    assert np.isfinite(off).all() and np.all(off[:, 6] == 0) and np.all(off[:, 4] < -1e300)
 
 
 def test_the_swaps_are_read_in_units_of_their_spread():

@@ -104,7 +104,8 @@ class FixedPriors:
         factors = np.zeros(X.shape)
         for (j, weight, direction, allowance), scale in zip(self.columns, self.spreads_):
             value = -below[self.names[j]] if self.names[j] in below else direction * X[:, j] / scale
-            factors[:, j] = np.where(np.isnan(value), 0.0, weight * np.minimum(value + allowance, 0.0))
+            # NaN (no evidence) as the largest value: free whatever the allowance; an infinite one stays finite
+            factors[:, j] = weight * np.minimum(np.nan_to_num(value, nan=np.finfo(float).max) + allowance, 0.0)
         return factors
 
     def arrays(self) -> dict[str, np.ndarray]:
