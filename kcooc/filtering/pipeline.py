@@ -35,6 +35,7 @@ from .extractor import feature_names
 from .job import FilterJob, Scores, Screening
 from .learning import LearnedScorer, train
 from .persistence import load_learned, save_learned
+from .priors import PRIORS
 from .rules import PASS, REASONS, mark_duplicates, reason_counts
 from .select import SELECTION_CODES, score_quantiles, scored_rows, select
 
@@ -137,12 +138,8 @@ def learn_scorer(job: FilterJob, model: PHSIC, encoders: list, screening: Screen
         feature_noise=cfg.learn.feature_noise, feature_noise_tail=cfg.learn.feature_noise_tail,
         typicality_share=cfg.learn.typicality_share, typicality_length_share=cfg.learn.typicality_length_share,
         typicality_word_share=cfg.learn.typicality_word_share, typicality_weight=cfg.learn.typicality_weight,
-        order_weight=cfg.learn.order_weight, spelling_weight=cfg.learn.spelling_weight,
-        mismatch_weight=cfg.learn.mismatch_weight, placeholders_weight=cfg.learn.placeholders_weight,
-        ending_weight=cfg.learn.ending_weight, encoding_weight=cfg.learn.encoding_weight,
-        length_weight=cfg.learn.length_weight, alignment_weight=cfg.learn.alignment_weight,
-        repeat_weight=cfg.learn.repeat_weight,
-        noise_kinds=cfg.learn.noise_kinds)
+        noise_kinds=cfg.learn.noise_kinds,
+        **{weight: getattr(cfg.learn, weight) for weight in PRIORS.values()})  # each fixed prior's learn.*_weight
     return LearnedScorer(names, screening.counts, alignment, classifier, validation, screening.sentences)
 
 
