@@ -365,6 +365,24 @@ def test_learned_model_is_validated(tmp_path):
     lying, _ = refused_model(tmp_path, tmp_path / "short.npz", name="s.tsv")
     assert lying.returncode == 2 and "corpus counts have bad shapes" in lying.stderr
     assert not (tmp_path / "s.tsv").exists()
+    forward, rejection = arrays["alignment_forward"], arrays["classifier_rejection"]
+    for lie, expect in (  # finite numbers that are not what the look-ups read: refused, not scored into garbage
+            ({"counts_shapes": arrays["counts_shapes"][:, :100]}, "corpus counts have bad shapes"),
+            ({"counts_words": -arrays["counts_words"] - 1}, "corpus counts are not counts"),
+            ({"counts_bigrams": arrays["counts_bigrams"] + 0.5}, "corpus counts are not counts"),
+            ({"counts_trigrams": arrays["counts_trigrams"] * 0 + 2 ** 62}, "corpus counts are not counts"),
+            ({"sentences_keys": np.array([3, 5], np.uint64), "sentences_counts": np.array([2.5, 2])},
+             "repeated sentences are not a sorted table"),
+            ({"alignment_forward": -forward}, "alignment tables are not probabilities"),
+            ({"alignment_reverse": np.zeros_like(forward)}, "alignment tables are not probabilities"),
+            ({"alignment_forward": forward * 1000}, "alignment tables are not probabilities"),
+            ({"alignment_diagonals": np.array([-4.0, 3.0])}, "lambda is none of"),
+            ({"classifier_rejection": rejection + 5}, "rate outside (0, 1]"),
+            ({"classifier_rejection": rejection * 0}, "rate outside (0, 1]")):
+        artifact.save(str(tmp_path / "lie.npz"), "filter", {**arrays, **lie}, kept)
+        lying, out = refused_model(tmp_path, tmp_path / "lie.npz", name="l.tsv")
+        assert lying.returncode == 2 and expect in lying.stderr and lying.stderr.count("\n") == 1, (lie, lying.stderr)
+        assert not out.exists()
     del arrays["counts_trigrams"]
     artifact.save(str(tmp_path / "bad2.npz"), "filter", arrays, {k: v for k, v in header.items() if k not in (
         "kind", "format_version", "kcooc_version")})

@@ -1225,7 +1225,8 @@ def test_alignment_model_equals_a_naive_reference():
     again = AlignmentModel.from_arrays(model.arrays())
     assert np.array_equal(again.features(src, tgt), model.features(src, tgt), equal_nan=True)
     for bad in ({"reverse": model.reverse[:-1]}, {"typical": model.typical[:, :, :-1]},
-                {"typical": np.where(model.typical > 0, np.nan, model.typical)}):
+                {"typical": np.where(model.typical > 0, np.nan, model.typical)}, {"forward": -model.forward},
+                {"reverse": model.reverse * 0}, {"forward": model.forward + 1}, {"diagonals": np.array([3.0, 0.0])}):
         with pytest.raises(KcoocError):
             AlignmentModel.from_arrays({**model.arrays(), **bad})
 
@@ -1637,8 +1638,9 @@ def test_the_language_gate_trusts_short_sides_the_identifier_doubts_and_rejects_
     params, arrays = gate.state()
     again = LanguageGate.from_state(names, params, arrays)
     assert np.array_equal(again.factors(Z), gate.factors(Z))
-    with pytest.raises(KcoocError, match="rejection"):
-        LanguageGate.from_state(names, params, {"rejection": arrays["rejection"][:, :2]})
+    for bad in (arrays["rejection"][:, :2], arrays["rejection"] * 0, arrays["rejection"] + 1):  # a shape, rates
+        with pytest.raises(KcoocError, match="rejection"):
+            LanguageGate.from_state(names, params, {"rejection": bad})
 
 
 def test_training_calibrates_the_gate_without_the_share_the_other_features_doubt():

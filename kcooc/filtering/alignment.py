@@ -383,5 +383,9 @@ class AlignmentModel:
                 or typical.shape != (2, 2, forward.shape[1]) or not np.all(np.isfinite(typical))
                 or not np.all(typical[:, 1] >= 0) or not np.all(totals > 0) or not np.all(fitted[1:] > fitted[:-1])):
             raise InputError("alignment tables are missing or have bad shapes")
+        if not (np.all((forward > 0) & (forward <= 1)) and np.all((reverse > 0) & (reverse <= 1))
+                and np.isin(diagonals, DIAGONALS).all()):
+            raise InputError("alignment tables are not probabilities or a diagonal prior's lambda is none of "
+                             f"{DIAGONALS}")
         return cls(forward.astype(np.float32), reverse.astype(np.float32), diagonals, totals, fitted, typical)
 

@@ -17,6 +17,7 @@ import numba
 import numpy as np
 
 from ..encoders import lower_bound
+from ..errors import InputError
 from ..hashing import mix64, splitmix64
 from ..text import lowered
 from .sentences import Multiset, SentenceCounts, sentence_keys, without_own
@@ -69,6 +70,9 @@ def _trigrams(codes, sentence_of, buckets):  # pragma: no cover - compiled
 
 
 # -- corpus statistics -------------------------------------------------------------------------
+COUNT_LIMIT = 1 << 40  # the largest count a saved model's table may hold: the sum of a table stays far inside int64
+
+
 @dataclass
 class CorpusCounts:
     """Integer statistics of the corpus, mergeable in any order (exact sums), per side:
@@ -145,6 +149,24 @@ class CorpusCounts:
 
     def arrays(self) -> dict[str, np.ndarray]:
         return dict(vars(self))  # the fields, in their order
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "CorpusCounts":
+        """The counts ``arrays`` wrote (a TypeError if one is missing or unknown), refused (InputError) unless each
+        table has the shape its look-ups index and holds counts: integers from 0 to ``COUNT_LIMIT``."""
+        counts = cls(**arrays)
+        tables = list(counts.arrays().values())
+        word_tables = (counts.bigrams, counts.accented, counts.spelling_pairs, counts.accented_pairs,
+                       counts.plain_grams, counts.accented_grams)
+        if not (all(table.ndim == 2 and table.shape[0] == 2 for table in tables) and counts.words.shape[1] >= 2
+                and counts.trigrams.shape == counts.contexts.shape
+                and all(table.shape == counts.words.shape for table in word_tables)
+                and counts.shapes.shape == counts.shape_bigrams.shape == (2, SHAPE_BUCKETS)):
+            raise InputError("corpus counts have bad shapes")
+        if not all(table.dtype.kind in "iu" and table.size and 0 <= table.min() and table.max() <= COUNT_LIMIT
+                   for table in tables):
+            raise InputError(f"corpus counts are not counts (integers from 0 to 2^{COUNT_LIMIT.bit_length() - 1})")
+        return counts
 
 
 def word_bigrams(text: tuple, word_buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

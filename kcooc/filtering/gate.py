@@ -149,7 +149,9 @@ class LanguageGate:
         existed has no ``source_language_prior``, one saved before the weight had none, which was 1)."""
         gate = cls(names, params["language_prior"], params.get("source_language_prior"), params["gated"],
                    params.get("language_weight", 1.0))
-        if arrays.get("rejection", np.zeros(0)).shape != gate._shape():
-            raise InputError("classifier array 'rejection' is missing or has the wrong shape")
+        rejection = arrays.get("rejection", np.zeros(0))
+        if rejection.shape != gate._shape() or not np.all((rejection > 0) & (rejection <= 1)):
+            raise InputError("classifier array 'rejection' is missing, has the wrong shape or holds a rate outside "
+                             "(0, 1]")
         gate.rejection_ = arrays["rejection"]
         return gate

@@ -81,8 +81,8 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: l
         check_header(header)
         model = PHSIC.from_artifact({"model": header["phsic"], "config": header["config"]},
                                     artifact.part(arrays, "phsic_"))
-        counts = CorpusCounts(**artifact.part(arrays, "counts_"))
-        sentences = SentenceCounts(**artifact.part(arrays, "sentences_"))
+        counts = CorpusCounts.from_arrays(artifact.part(arrays, "counts_"))
+        sentences = SentenceCounts.from_arrays(artifact.part(arrays, "sentences_"))
         alignment = AlignmentModel.from_arrays(artifact.part(arrays, "alignment_"))
         classifier = PairClassifier.from_state(header["classifier"], artifact.part(arrays, "classifier_"))
         encoders = header["encoders"]
@@ -90,17 +90,8 @@ def load_learned(path: str, src_lang: str | None, tgt_lang: str | None, names: l
         raise InputError(f"{path}: incomplete filter model ({exc})") from None
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
-    word_tables = (counts.bigrams, counts.accented, counts.spelling_pairs, counts.accented_pairs, counts.plain_grams,
-                   counts.accented_grams)
-    _require(counts.trigrams.shape == counts.contexts.shape and counts.trigrams.ndim == 2
-             and counts.trigrams.shape[0] == 2 and all(table.shape == counts.words.shape for table in word_tables)
-             and counts.words.ndim == 2 and counts.words.shape[0] == 2 and counts.words.shape[1] >= 2,
-             f"{path}: corpus counts have bad shapes")
     _require(classifier.names == names and isinstance(encoders, list), f"{path}: its classifier's features are not "
              "the model's")
-    _require(sentences.keys.dtype == np.uint64 and sentences.keys.shape == sentences.counts.shape
-             and sentences.keys.ndim == 1 and bool(np.all(sentences.keys[1:] > sentences.keys[:-1]))
-             and bool(np.all(sentences.counts > 1)), f"{path}: its repeated sentences are not a sorted table")
     return header, model, LearnedScorer(names, counts, alignment, classifier, header.get("validation"), sentences)
 
 

@@ -19,6 +19,7 @@ import dataclasses
 import numba
 import numpy as np
 
+from ..errors import InputError
 from ..hashing import FNV_OFFSET, FNV_PRIME, splitmix64
 
 _SIDE_SALT = (np.uint64(0), np.uint64(0x9E3779B97F4A7C15))
@@ -57,6 +58,17 @@ class SentenceCounts:
         unique, counts = np.unique(np.asarray(keys, dtype=np.uint64), return_counts=True)
         repeated = counts > 1
         return cls(unique[repeated], counts[repeated].astype(np.int64))
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "SentenceCounts":
+        """The table ``arrays`` wrote (a TypeError if a part is missing or unknown), refused (InputError) unless its
+        keys are sorted distinct 64-bit keys and its counts integers above 1, one per key."""
+        table = cls(**arrays)
+        keys, counts = table.keys, table.counts
+        if not (keys.dtype == np.uint64 and keys.ndim == 1 and counts.shape == keys.shape
+                and counts.dtype.kind in "iu" and bool(np.all(keys[1:] > keys[:-1])) and bool(np.all(counts > 1))):
+            raise InputError("its repeated sentences are not a sorted table")
+        return table
 
     @classmethod
     def none(cls) -> "SentenceCounts":
