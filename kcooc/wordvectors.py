@@ -7,6 +7,7 @@ its character n-grams, so it knows every word).
 
 from __future__ import annotations
 
+import logging
 import os
 
 import numpy as np
@@ -15,6 +16,8 @@ from .errors import InputError
 from .extras import import_optional
 from .io.readers import text_lines
 from .io.writers import atomic_output
+
+LOG = logging.getLogger(__name__)
 
 
 def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:
@@ -28,6 +31,8 @@ def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:
     Returns
     -------
     words : list of str
+        Each word once: a word the file has again keeps its first vector (as gensim reads such a file),
+        with a warning naming the first repeat's line.
     vectors : ndarray of shape (len(words), dim), float32
     """
     lines = text_lines(path)
@@ -36,10 +41,12 @@ def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:
         raise InputError(f"{path}:1: expected a word2vec header 'count dim', got {' '.join(first)[:60]!r}")
     count, dim = map(int, first)
     # count and dim are untrusted: the buffer starts at what one line proved (at most 16 MiB) and doubles as read
-    words, vectors = [], np.empty((0, dim), dtype=np.float32)
+    words, vectors, seen = [], np.empty((0, dim), dtype=np.float32), set()
+    rows, repeats, first_repeat = 0, 0, 0
     for lineno, line in lines:
         parts = line.rstrip(" ").split(" ")
-        if lineno > count + 1 or len(parts) != dim + 1:
+        rows += 1
+        if lineno > count + 1 or len(parts) != dim + 1 or not parts[0]:
             raise InputError(f"{path}:{lineno}: expected a word and {dim} numbers")
         try:
             vector = np.asarray(parts[1:], dtype=np.float32)
@@ -47,14 +54,20 @@ def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:
             raise InputError(f"{path}:{lineno}: expected a word and {dim} numbers") from None
         if not np.isfinite(vector).all():
             raise InputError(f"{path}:{lineno}: NaN or infinite value")
+        if parts[0] in seen:
+            repeats, first_repeat = repeats + 1, first_repeat or lineno
+            continue
         if len(words) == len(vectors):
-            rows = max(2 * len(vectors), min(count, max(1, (1 << 22) // dim)))
-            vectors = np.concatenate([vectors, np.empty((rows - len(vectors), dim), dtype=np.float32)])
+            grown = max(2 * len(vectors), min(count, max(1, (1 << 22) // dim)))
+            vectors = np.concatenate([vectors, np.empty((grown - len(vectors), dim), dtype=np.float32)])
         vectors[len(words)] = vector
+        seen.add(parts[0])
         words.append(parts[0])
-    if len(words) != count:
-        raise InputError(f"{path}: header promises {count} vectors, found {len(words)}")
-    return words, vectors[:count]
+    if rows != count:
+        raise InputError(f"{path}: header promises {count} vectors, found {rows}")
+    if repeats:
+        LOG.warning(f"{path}:{first_repeat}: {repeats} word(s) given again; each keeps its first vector")
+    return words, vectors[:len(words)]
 
 
 def write_word2vec_text(path: str, words: list[str], vectors: np.ndarray) -> None:

@@ -4,6 +4,7 @@ Fisher's data, the tokenizer; `kcooc ca embed/eval`."""
 
 import json
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -13,9 +14,10 @@ from hypothesis import strategies as st
 
 from kcooc.ca.corpus import token_chunks
 from kcooc.ca.counting import Vocabulary, contingency_table, offset_tables, tokenize
-from kcooc.ca.model import PPMISVD, CorrespondenceAnalysis, word_similarity
+from kcooc.ca.model import PPMISVD, CorrespondenceAnalysis, vectors_from_artifact, word_similarity
 from kcooc.ca.sca import sca_operator, supervision_matrix
 from kcooc.ca.svd import CAOperator, randomized_svd
+from kcooc.errors import InputError
 from kcooc.wordvectors import read_word2vec_text
 
 from conftest import TRAIN, needs_plot, run
@@ -225,6 +227,33 @@ def test_word_similarity_is_spearman_over_known_pairs():
     result = word_similarity(words, vectors, pairs)
     assert result["oov_ratio"] == pytest.approx(0.2) and result["pairs"] == 5
     assert result["spearman"] == pytest.approx(1.0)
+    with warnings.catch_warnings():  # undefined, not scipy's ConstantInputWarning on stderr
+        warnings.simplefilter("error")
+        assert word_similarity(words, np.zeros((4, 2)), pairs)["spearman"] is None  # every cosine 0
+        assert word_similarity(words, vectors, [(a, b, 3.0) for a, b, _ in pairs])["spearman"] is None
+
+
+def test_word_vector_files_keep_each_word_once(tmp_path, caplog):
+    """A word2vec text file's repeated word keeps its first vector (as gensim reads it), with a warning naming
+    the line; an empty word is a bad line; a ca-vectors artifact with a word twice is refused."""
+    path = tmp_path / "v.txt"
+    path.write_text("4 2\nthe 1 0\nof 0 1\nthe 5 5\nof 2 2\n")
+    words, vectors = read_word2vec_text(str(path))
+    assert words == ["the", "of"] and vectors.tolist() == [[1, 0], [0, 1]]
+    assert f"{path}:4: 2 word(s) given again" in caplog.text
+    path.write_text("2 2\n 1 0\nof 0 1\n")
+    with pytest.raises(InputError, match=r"v\.txt:2: expected a word and 2 numbers"):
+        read_word2vec_text(str(path))
+    path.write_text("3 2\nthe 1 0\nthe 5 5\n")  # the header counts the lines, repeats too
+    with pytest.raises(InputError, match="promises 3 vectors, found 2"):
+        read_word2vec_text(str(path))
+    arrays = {"vocab": np.array(["the", "of", "the"]), "counts": np.array([3, 2, 1]), "vectors": np.eye(3)[:, :2],
+              "singular_values": np.ones(2)}
+    header = {"config": {}}
+    with pytest.raises(InputError, match="a word twice"):
+        vectors_from_artifact(header, arrays)
+    with pytest.raises(InputError, match="a negative number"):
+        vectors_from_artifact(header, {**arrays, "vocab": np.array(["the", "of", "a"]), "counts": np.array([3, -2, 1])})
 
 
 def test_cli_embeds_real_text_exports_word2vec_and_evaluates(tmp_path):

@@ -273,7 +273,8 @@ class PPMISVD(SpectralWordVectors):
 
 def word_similarity(words: list[str], vectors: np.ndarray, pairs: list[tuple[str, str, float]]) -> dict:
     """Spearman's rho between cosine similarities and human scores over the pairs with both words
-    known, and the share of pairs left out (as gensim's evaluate_word_pairs)."""
+    known, and the share of pairs left out (as gensim's evaluate_word_pairs); rho is None (undefined) with
+    fewer than three such pairs or when either side is constant (every score the same, zero vectors)."""
     index = {w: i for i, w in enumerate(words)}
     known = [(index[a], index[b], score) for a, b, score in pairs if a in index and b in index]
     result = {"pairs": len(pairs), "oov_ratio": 1 - len(known) / len(pairs) if pairs else 0.0, "spearman": None}
@@ -281,7 +282,8 @@ def word_similarity(words: list[str], vectors: np.ndarray, pairs: list[tuple[str
         V = normalize_rows(np.asarray(vectors, dtype=np.float64))
         left, right, human = (np.array(column) for column in zip(*known))
         cosine = np.einsum("ij,ij->i", V[left], V[right])
-        result["spearman"] = float(spearmanr(cosine, human).statistic)
+        if np.ptp(cosine) > 0 and np.ptp(human) > 0:
+            result["spearman"] = float(spearmanr(cosine, human).statistic)
     return result
 
 
@@ -295,7 +297,10 @@ def vectors_from_artifact(header: dict, arrays: dict[str, np.ndarray]) -> tuple[
     check_arrays(arrays, {"vocab": ("U", ("n",)), "counts": ("iu", ("n",)), "vectors": ("f", ("n", "dims")),
                           "singular_values": ("f", ("dims",)), "relative_residuals": ("f", ("dims",))},
                  optional=("relative_residuals",))
-    return arrays["vocab"].tolist(), arrays["vectors"]
+    words = arrays["vocab"].tolist()
+    if not all(words) or len(set(words)) < len(words) or (arrays["counts"] < 0).any():
+        raise InputError("vocab holds an empty word or a word twice, or counts a negative number")
+    return words, arrays["vectors"]
 
 
 def load_vectors(path: str) -> tuple[list[str], np.ndarray]:

@@ -96,9 +96,7 @@ def supervision_details(words: list[str], vectors: np.ndarray, pairs: list[tuple
         score.setdefault((min(a, b), max(a, b)), value)
     rows = [[words[a], words[b], score.get((a, b)), float(r), float(unit[a] @ unit[b])]
             for a, b, r in zip(i[shown].tolist(), j[shown].tolist(), ratio[shown].tolist())]
-    spearman = None  # undefined (and a warning on stderr) when every score is the same
-    if len({value for _, _, value in pairs}) > 1:
-        spearman = word_similarity(words, vectors, [(words[a], words[b], value) for a, b, value in pairs])["spearman"]
+    spearman = word_similarity(words, vectors, [(words[a], words[b], value) for a, b, value in pairs])["spearman"]
     return {"file": file, "weight": weight, "pairs_read": pairs_read, "pairs_used": len(pairs),
             "pairs": int(upper.sum()), "words": int(np.unique(np.r_[i, j]).size),
             "ratio_min": float(ratio.min()) if ratio.size else None,
