@@ -120,7 +120,8 @@ def test_cli_aligns_real_names_and_respects_seeds(tmp_path):
 
 
 @pytest.mark.parametrize("seeds, message", [("1\tnope\n", "seeds.tsv:1: expected source_id<TAB>target_id"),
-                                            ("1\t2\n3\t2\n", "a target appears twice")])
+                                            ("1\t2\n3\t2\n", "a target appears twice"),
+                                            ("1\t2\n1\t2\n1\t5\n", "seeds.tsv:3: source 1 appears twice")])
 def test_cli_bad_seeds_are_one_line_exit_2(tmp_path, seeds, message):
     (tmp_path / "seeds.tsv").write_text(seeds)
     result = run("ks", "align", "--method", "s-z", "--source", os.path.join(DATA, "names-en.txt"),

@@ -31,7 +31,8 @@ def read_objects(path: str) -> tuple[list[str], list[str]]:
 
 
 def read_pairs(path: str, source_ids: list[str], target_ids: list[str]) -> dict[int, int]:
-    """source_id<TAB>target_id lines -> {source index: target index}."""
+    """source_id<TAB>target_id lines (more fields, such as ks align's confidence, are read past) -> {source
+    index: target index}; a source or a target aligned twice is refused (the same pair again is not)."""
     source_index = {s: i for i, s in enumerate(source_ids)}
     target_index = {t: i for i, t in enumerate(target_ids)}
     pairs = {}
@@ -39,7 +40,9 @@ def read_pairs(path: str, source_ids: list[str], target_ids: list[str]) -> dict[
         fields = line.split("\t")
         if len(fields) < 2 or fields[0] not in source_index or fields[1] not in target_index:
             raise InputError(f"{path}:{lineno}: expected source_id<TAB>target_id of known objects")
-        pairs[source_index[fields[0]]] = target_index[fields[1]]
+        source, target = source_index[fields[0]], target_index[fields[1]]
+        if pairs.setdefault(source, target) != target:
+            raise InputError(f"{path}:{lineno}: source {fields[0]} appears twice")
     if len(set(pairs.values())) != len(pairs):
         raise InputError(f"{path}: a target appears twice")
     return pairs
