@@ -41,11 +41,9 @@ def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:
         raise InputError(f"{path}:1: expected a word2vec header 'count dim', got {' '.join(first)[:60]!r}")
     count, dim = map(int, first)
     # count and dim are untrusted: the buffer starts at what one line proved (at most 16 MiB) and doubles as read
-    words, vectors, seen = [], np.empty((0, dim), dtype=np.float32), set()
-    rows, repeats, first_repeat = 0, 0, 0
+    words, vectors, seen, repeats, first_repeat = [], np.empty((0, dim), dtype=np.float32), set(), 0, 0
     for lineno, line in lines:
         parts = line.rstrip(" ").split(" ")
-        rows += 1
         if lineno > count + 1 or len(parts) != dim + 1 or not parts[0]:
             raise InputError(f"{path}:{lineno}: expected a word and {dim} numbers")
         try:
@@ -63,8 +61,8 @@ def read_word2vec_text(path: str) -> tuple[list[str], np.ndarray]:
         vectors[len(words)] = vector
         seen.add(parts[0])
         words.append(parts[0])
-    if rows != count:
-        raise InputError(f"{path}: header promises {count} vectors, found {rows}")
+    if len(words) + repeats != count:
+        raise InputError(f"{path}: header promises {count} vectors, found {len(words) + repeats}")
     if repeats:
         LOG.warning(f"{path}:{first_repeat}: {repeats} word(s) given again; each keeps its first vector")
     return words, vectors[:len(words)]

@@ -152,19 +152,16 @@ class CorpusCounts:
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "CorpusCounts":
-        """The counts ``arrays`` wrote (a TypeError if one is missing or unknown), refused (InputError) unless each
-        table has the shape its look-ups index and holds counts: integers from 0 to ``COUNT_LIMIT``."""
+        """The counts ``arrays`` wrote (TypeError if one is missing or unknown), refused (InputError) unless each
+        table has the shape its look-ups index (the field comments) and holds integers from 0 to ``COUNT_LIMIT``."""
         counts = cls(**arrays)
-        tables = list(counts.arrays().values())
-        word_tables = (counts.bigrams, counts.accented, counts.spelling_pairs, counts.accented_pairs,
-                       counts.plain_grams, counts.accented_grams)
-        if not (all(table.ndim == 2 and table.shape[0] == 2 for table in tables) and counts.words.shape[1] >= 2
-                and counts.trigrams.shape == counts.contexts.shape
-                and all(table.shape == counts.words.shape for table in word_tables)
-                and counts.shapes.shape == counts.shape_bigrams.shape == (2, SHAPE_BUCKETS)):
+        width = {name: table.shape[-1] if table.ndim else 0 for name, table in arrays.items()}
+        shape = (2, SHAPE_BUCKETS)
+        expected = {**dict.fromkeys(width, (2, width["words"])), "trigrams": (2, width["trigrams"]),
+                    "contexts": (2, width["trigrams"]), "shapes": shape, "shape_bigrams": shape}
+        if width["words"] < 2 or any(table.shape != expected[name] for name, table in arrays.items()):
             raise InputError("corpus counts have bad shapes")
-        if not all(table.dtype.kind in "iu" and table.size and 0 <= table.min() and table.max() <= COUNT_LIMIT
-                   for table in tables):
+        if not all(t.dtype.kind in "iu" and t.size and 0 <= t.min() <= t.max() <= COUNT_LIMIT for t in arrays.values()):
             raise InputError(f"corpus counts are not counts (integers from 0 to 2^{COUNT_LIMIT.bit_length() - 1})")
         return counts
 
