@@ -15,6 +15,7 @@ from kcooc.errors import KcoocError
 from kcooc.filtering import corpus
 from kcooc.filtering.config import FilterConfig, RulesConfig, SelectConfig
 from kcooc.filtering.job import FilterJob
+from kcooc.filtering.patterns import PATTERNS
 from kcooc.filtering.rules import CODE, NON_TEXT, PASS, mark_duplicates, rule_reasons
 from kcooc.filtering.sampling import Sample, sample_priorities
 from kcooc.filtering.select import select
@@ -113,6 +114,24 @@ def test_script_rule_does_not_count_placeholder_letters():
     tgt = ["列 %COLUMNNUMBER", "%PRODUCTNAME Writer 枠", "CR+LF (Microsoft Windows)", "https://example.org/a を参照"]
     reasons = rule_reasons(src, tgt, TextStats(src), TextStats(tgt), rules).tolist()
     assert reasons == [PASS, PASS, CODE["tgt_script"], PASS]
+
+
+def test_address_and_named_placeholder_searches_try_each_run_once():
+    """An address is searched from the start of its run of address characters, a named placeholder's
+    name holds no %: a match attempt inside a run fails at once, so a huge word costs linear time (a
+    300,000-character Han target kept the script rule busy for minutes when every position of the run
+    scanned to its end)."""
+    urls, placeholders = PATTERNS["urls"], PATTERNS["placeholders"]
+    assert urls.match("ab@example.org", 0).group() == "ab@example.org" and urls.match("ab@example.org", 1) is None
+    found = [m.group() for m in urls.finditer("mail a.b+c@example.org, x-y@z.de (see www.example.org)")]
+    assert found == ["a.b+c@example.org", "x-y@z.de", "www.example.org)"]
+    assert [m.group() for m in placeholders.finditer("%(a%(name)s of %(count)d")] == ["%(name)s", "%(count)d"]
+    for word in ("中" * 100_000, "a1-" * 30_000 + "@", "%(a" * 30_000 + " )s"):
+        assert NON_TEXT.sub(" ", word) == word
+    assert NON_TEXT.sub(" ", "x." * 50_000 + "@y.de and %(a)s") == "  and  "
+    rules = RulesConfig(src_language="english", tgt_language="latin", max_chars=None)
+    src, tgt = ["Open file " * 10_000], ["中" * 100_000]
+    assert rule_reasons(src, tgt, TextStats(src), TextStats(tgt), rules).tolist() == [CODE["tgt_script"]]
 
 
 def naive_select(scores, reasons, cfg, words):
