@@ -800,6 +800,25 @@ def test_damage_features_equal_a_per_pair_reference():
     assert got[czech, DAMAGE_FEATURES.index("encoding_tgt")] == pytest.approx(np.log(2))
 
 
+def test_times_in_counts_each_id_of_a_row_as_a_count_by_hand():
+    """The leave-one-out lookups count how often each bigram is in its own sentence: a scan of a short row, two
+    binary searches of a long one (a row of one bigram 100,000 times, ``<b><b><b>...``, is counted by its bounds,
+    not walked once per query: that made one such line take minutes)."""
+    rng = np.random.default_rng(0)
+    lengths = [0, 1, corpus.SCANNED, corpus.SCANNED + 1, 300, 100_000]
+    rows = [rng.integers(0, 5, size=n) for n in lengths[:-2]] + [rng.integers(0, 3, 300), np.full(100_000, 7)]
+    row_starts = np.r_[0, np.cumsum([r.size for r in rows])]
+    ids = corpus._sorted_rows(row_starts, np.concatenate(rows).astype(np.int64))
+    query_rows = np.repeat(np.arange(len(rows)), 9)
+    query = rng.integers(0, 9, size=query_rows.size).astype(np.int64)
+    query[-9:] = 7  # every query of the long row hits its one run
+    expected = [int((rows[r] == q).sum()) for r, q in zip(query_rows, query)]
+    assert corpus._times_in(row_starts, ids, query_rows, query).tolist() == expected
+    long_row = np.full(100_000, 5, dtype=np.int64)
+    assert corpus._times_in(row_starts[-2:] - row_starts[-2], long_row, np.zeros(100_000, np.int64),
+                            long_row).tolist() == [100_000] * 100_000
+
+
 def test_corpus_features_equal_a_per_pair_reference():
     from kcooc.filtering.word_typicality import GRAM, SHAPE_BUCKETS
 

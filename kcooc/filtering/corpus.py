@@ -213,11 +213,9 @@ def _times_in(row_starts, sorted_ids, rows, query):  # pragma: no cover - compil
         if end - start <= SCANNED:
             for i in range(start, end):
                 out[q] += sorted_ids[i] == value
-        else:
+        else:  # the length of the run of ids equal to it, by two searches (a run can be the whole row)
             at = lower_bound(sorted_ids, start, end, value)
-            while at < end and sorted_ids[at] == value:  # the run of ids equal to it
-                out[q] += 1
-                at += 1
+            out[q] = lower_bound(sorted_ids, at, end, value + 1) - at
     return out
 
 
