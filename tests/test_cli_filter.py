@@ -454,6 +454,29 @@ def test_no_config_default_on_latin_pairs_drops_the_wrong_language(tmp_path, pai
     assert sum(w < r for w in wrong for r in right) / (len(wrong) * len(right)) > 0.9  # ROC-AUC of the noise
 
 
+def test_swapped_columns_or_a_wrong_language_code_are_warned_about(tmp_path):
+    """The language gate calibrates on the corpus itself, so swapped columns (German sources, English targets
+    under --src-lang en --tgt-lang de) or French targets declared German would pass unremarked; the run
+    warns, naming the language the identifier found instead, and stays quiet on a sound corpus."""
+    pytest.importorskip("kcooc.langid")
+    de = [line.rstrip("\n").split("\t")[:2] for line in open(os.path.join(DATA, "en-de.tsv"), encoding="utf-8")]
+    fr = [line.rstrip("\n").split("\t")[:2] for line in open(os.path.join(DATA, "en-fr.tsv"), encoding="utf-8")]
+    corpora = {"swapped": [(t, s) for s, t in de], "french": fr, "sound": de}
+    warnings = {}
+    for name, rows in corpora.items():
+        corpus = tmp_path / f"{name}.tsv"
+        corpus.write_text("".join(f"{s}\t{t}\n" for s, t in rows), encoding="utf-8")
+        result = run("filter-parallel", "-i", corpus, "-o", tmp_path / f"{name}.out", "--src-lang", "en",
+                     "--tgt-lang", "de", "-q")
+        warnings[name] = [line for line in result.stderr.splitlines() if "warning" in line]
+    sources, targets = warnings["swapped"]
+    assert "sources of 50 characters or more are identified as 'en', most of the others as 'de'" in sources
+    assert "--src-lang and the columns (input.src_col is 1)" in sources
+    assert "targets of 50 characters or more are identified as 'de', most of the others as 'en'" in targets
+    assert len(warnings["french"]) == 1 and "most of the others as 'fr'" in warnings["french"][0]
+    assert warnings["sound"] == []
+
+
 @pytest.mark.parametrize("flag", ["--src-lang", "--tgt-lang"])
 def test_unknown_language_is_exit_2_before_any_work(tmp_path, flag):
     pytest.importorskip("kcooc.langid")

@@ -53,6 +53,8 @@ LENGTH_EDGES = np.array([10, 25, 50, 100])  # characters: the gate trusts the id
 LOG_POSTERIOR_EDGES = np.array([-87.0, -30.0, -10.0, np.log(0.5)])  # ... and per depth of its "no"
 FOREIGN = {"src_lang": "foreign_src", "tgt_lang": "foreign_tgt"}  # each posterior's side's foreign letters
 FOREIGN_POWER = 16
+LONG_SIDE = 50  # characters: a side long enough for the identifier (.85-.998 of such clean sides agree on real corpora)
+LONG_SIDES_NEEDED = 20  # such sides before the declared language is checked at all
 
 
 class LanguageGate:
@@ -155,3 +157,20 @@ class LanguageGate:
                              "(0, 1]")
         gate.rejection_ = arrays["rejection"]
         return gate
+
+
+def declared_language_share(texts: list[str], language: str) -> tuple[float, int, str] | None:
+    """Of the ``texts`` of ``LONG_SIDE`` characters or more, the share the identifier gives ``language`` a posterior
+    of at least 1/2, how many they are and the language it names most often among the others (None with fewer than
+    ``LONG_SIDES_NEEDED``): a share far below the .85-.998 of real corpora means swapped columns or a wrong code,
+    which the gate, calibrated on the corpus itself, would otherwise take as the corpus's normal."""
+    from ..langid import LanguageIdentifier
+
+    long = [text for text in texts if len(text) >= LONG_SIDE]
+    if len(long) < LONG_SIDES_NEEDED:
+        return None
+    identifier = LanguageIdentifier()
+    agree = identifier.probability(long, language) >= 0.5
+    others = identifier.predict([text for text, right in zip(long, agree) if not right])
+    codes, counts = np.unique(others, return_counts=True)
+    return float(agree.mean()), len(long), str(codes[counts.argmax()]) if counts.size else language

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 from typing import Callable
 
 import numpy as np
@@ -32,12 +33,16 @@ from . import report as page
 from .alignment import AlignmentModel
 from .config import FilterConfig
 from .extractor import feature_names
+from .gate import LONG_SIDE, declared_language_share
 from .job import FilterJob, Scores, Screening
 from .learning import LearnedScorer, train
 from .persistence import load_learned, save_learned
 from .priors import PRIORS
 from .rules import PASS, REASONS, mark_duplicates, reason_counts
 from .select import SELECTION_CODES, score_quantiles, scored_rows, select
+
+LOG = logging.getLogger(__name__)
+DOUBTFUL_LANGUAGE_SHARE = 0.5  # long sides identified as their declared language, below which a run warns
 
 PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
 
@@ -140,7 +145,23 @@ def learn_scorer(job: FilterJob, model: PHSIC, encoders: list, screening: Screen
         typicality_word_share=cfg.learn.typicality_word_share, typicality_weight=cfg.learn.typicality_weight,
         noise_kinds=cfg.learn.noise_kinds,
         **{weight: getattr(cfg.learn, weight) for weight in PRIORS.values()})  # each fixed prior's learn.*_weight
+    if cfg.learn.languages:
+        check_declared_languages(job, src, tgt)
     return LearnedScorer(names, screening.counts, alignment, classifier, validation, screening.sentences)
+
+
+def check_declared_languages(job: FilterJob, src: list[str], tgt: list[str]) -> None:
+    """Warn when most long sides of the sample are not identified as their declared language: swapped
+    columns or a wrong code, which the language gate, calibrated on the corpus itself, cannot see."""
+    cfg = job.cfg
+    for side, key, texts, code, column in (("sources", "src", src, cfg.src_lang, cfg.input.src_col),
+                                           ("targets", "tgt", tgt, cfg.tgt_lang, cfg.input.tgt_col)):
+        found = declared_language_share(texts, code) if code else None
+        if found is not None and found[0] < DOUBTFUL_LANGUAGE_SHARE:
+            share, n, other = found
+            LOG.warning(f"{display_name(job.input_path)}: only {share:.0%} of the {n:,} sampled {side} of {LONG_SIDE} "
+                        f"characters or more are identified as {code!r}, most of the others as {other!r}: check "
+                        f"--{key}-lang and the columns (input.{key}_col is {column})")
 
 
 def load(job: FilterJob, model_path: str) -> FittedFilter:
