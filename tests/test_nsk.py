@@ -286,6 +286,35 @@ def test_cli_trees(tmp_path):
     assert json.loads(metrics.read_text())["f1"] == 1.0  # the root word decides the label
 
 
+def test_a_long_line_is_cut_to_max_items_so_its_kernels_cost_a_bounded_amount(tmp_path):
+    """A kernel value costs the product of the two lengths: a legal 1 MB line of 70,000 tuples made
+    K(x, x) take the square of that (an 80 GB matrix). Paths keep their first max_items tuples, trees
+    their first nodes in pre-order (still a tree); both are counted in the summary."""
+    long_path = {"label": 1, "tuples": [["nn", f"w{i}"] for i in range(5000)]}
+    train = tmp_path / "paths.jsonl"
+    with open(BROWN_TRAIN) as f:
+        train.write_text("".join(f.readline() for _ in range(20)) + json.dumps(long_path) + "\n")
+    config, model, summary = tmp_path / "c.yaml", tmp_path / "m.npz", tmp_path / "s.json"
+    config.write_text("hashing: {method: exact}\nlearn: {enabled: false}\nk: 3\nmax_items: 40\n")
+    log = run("nsk", "train", "-c", config, "-i", train, "-o", model, "--summary", summary).stderr
+    assert "1 structures cut to their first 40 items" in log
+    assert json.loads(summary.read_text())["truncated_structures"] == 1
+    from kcooc.nsk.model import load_nsk
+
+    ptr = load_nsk(str(model))[1].train.ptr
+    assert ptr[-1] - ptr[-2] == 40
+    wide = {"label": 1, "tree": {"node": "r", "children": [{"node": f"c{i}", "children": [{"node": "g"}]}
+                                                           for i in range(100)]}}
+    trees = tmp_path / "trees.jsonl"
+    trees.write_text(json.dumps(wide) + "\n" + json.dumps({"label": 0, "tree": {"node": "x"}}) + "\n")
+    edges, nodes = Labels(), Labels()
+    read = read_structures(str(trees), edges, nodes, max_items=7)
+    assert read.truncated == 1 and list(np.diff(read.ptr)) == [7, 1]
+    # the first seven nodes in pre-order: r, c0, g, c1, g, c2, g
+    Structures.from_arrays("tree", read.arrays(), len(edges), len(nodes))
+    assert list(read.children) == [1, 3, 5, 2, 4, 6]
+
+
 @pytest.mark.parametrize("content, message", [
     ('{"label": 1, "tuples": [["nn", "dog"]]}\nnot json\n', "bad.jsonl:2: not JSON"),
     ('{"tuples": [["nn", "dog"]]}\n', "bad.jsonl:1: missing 'label'"),

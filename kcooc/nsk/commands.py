@@ -26,7 +26,7 @@ from ..io.writers import atomic_output
 from ..threads import use_threads
 from ..timing import Timer
 from .config import NskConfig
-from .structures import Labels, read_structures
+from .structures import Labels, Structures, read_structures
 
 # The maths (numba, scipy) is imported where it is used, so that `--help` and option errors stay fast.
 if TYPE_CHECKING:
@@ -49,6 +49,11 @@ def classifier(cfg: NskConfig, kernel: ConvolutionKernel, learn: bool) -> NSKCla
     return NSKClassifier(kernel, k=cfg.k, hashing=h.method, bits=h.bits, reference_size=h.reference_size,
                          subset_size=h.subset_size, learn=learn, label_share=a.label_share, beta=a.beta, alpha=a.alpha,
                          k_graph=a.k_graph, iterations=a.iterations, seed=cfg.seed)
+
+
+def warn_truncated(data: Structures, max_items: int) -> None:
+    if data.truncated:
+        LOG.warning(f"{data.truncated} structures cut to their first {max_items} items (max_items)")
 
 
 @click.group(cls=KcoocGroupOfCommands)
@@ -86,7 +91,8 @@ def train_command(config_path, print_config, input_path, output, hashing, no_lea
         timer = Timer()
         edges, nodes = Labels(), Labels()
         digest = hashlib.sha256()
-        data = read_structures(input_path, edges, nodes, cfg.kernel.kind, digest=digest)
+        data = read_structures(input_path, edges, nodes, cfg.kernel.kind, digest=digest, max_items=cfg.max_items)
+        warn_truncated(data, cfg.max_items)
         learner = classifier(cfg, make_kernel(cfg, nodes), learn=cfg.learn.enabled)
         to_learn = learner.labels_to_learn(data, len(edges))
         with progress(quiet or not to_learn, unit="labels") as bar:
@@ -110,7 +116,8 @@ def train_command(config_path, print_config, input_path, output, hashing, no_lea
                                      "positives": int(data.labels.sum()), "edge_labels": len(edges),
                                      "learned_labels": len(to_learn), "zeroed_labels": zeroed,
                                      "losses": [[edges.names[e], l0, l1] for e, l0, l1 in losses],
-                                     "kernel_evaluations": evaluations, "seconds": timer.seconds(),
+                                     "kernel_evaluations": evaluations, "truncated_structures": data.truncated,
+                                     "seconds": timer.seconds(),
                                      "threads": numba.get_num_threads()})
 
 
@@ -152,7 +159,9 @@ def classify_command(model_path, input_path, output, metrics_path, k, hashing, s
         use_threads(jobs)
         timer = Timer()
         edges, nodes, train = saved.edges, saved.nodes, saved.train
-        queries = read_structures(input_path, edges, nodes, header["structure_kind"], labels_required=False)
+        queries = read_structures(input_path, edges, nodes, header["structure_kind"], labels_required=False,
+                                  max_items=cfg.max_items)
+        warn_truncated(queries, cfg.max_items)
         kernel = make_kernel(cfg, nodes, None if stationary else saved.sigma)
         predictions, share = classifier(cfg, kernel, learn=False).fit(train).vote(queries)
         with atomic_output(output) as out:
@@ -166,5 +175,6 @@ def classify_command(model_path, input_path, output, metrics_path, k, hashing, s
         if metrics_path:
             with atomic_output(metrics_path) as out:
                 out.write(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
-        write_summary(summary_path, {"command": "nsk classify", **metrics, "threads": numba.get_num_threads()})
+        write_summary(summary_path, {"command": "nsk classify", **metrics, "truncated_structures": queries.truncated,
+                                     "threads": numba.get_num_threads()})
 

@@ -56,4 +56,6 @@ class NskConfig:
     hashing: HashingConfig = section(HashingConfig, "how k-NN graphs and classification find neighbours")
     learn: LearnConfig = section(LearnConfig, "stochastic learning of sigma")
     k: int = option(8, "neighbours voting in classification (the paper: 8)", Range(1, 10000))
+    max_items: int = option(300, "longer paths / trees are cut to their first this many tuples / nodes (counted in "
+                            "the summary): a kernel value costs the product of the two lengths", Range(1, 1 << 20))
     seed: int = option(0, "seed of the hashing and of the learning's samples", SEED)

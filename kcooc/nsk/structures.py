@@ -48,6 +48,7 @@ class Structures:
     child_ptr: np.ndarray    # trees: item i's children are children[child_ptr[i]:child_ptr[i+1]] (local indices)
     children: np.ndarray
     labels: np.ndarray       # 1, 0, or -1 (unknown)
+    truncated: int = 0       # structures cut to max_items when read
 
     def __len__(self) -> int:
         return self.ptr.size - 1
@@ -131,13 +132,16 @@ def _flatten_tree(tree, edges: Labels, nodes: Labels, where: str):
 
 
 def read_structures(path: str, edges: Labels, nodes: Labels, kind: str | None = None,
-                    labels_required: bool = True, digest=None) -> Structures:
+                    labels_required: bool = True, digest=None, max_items: int | None = None) -> Structures:
     """Read JSON lines of paths or trees (all of one kind); errors name the file and line.
 
     ``digest`` (a hashlib object) is updated with every byte read, e.g. for a model's data hash.
+    ``max_items`` cuts a longer path to its first tuples, a tree to its first nodes in pre-order (a
+    tree still: a node's parent comes before it), since a kernel value costs the product of the two
+    lengths: one long line would otherwise cost the square of its length (and memory to match).
     """
     name = display_name(path)
-    items, lengths, child_lists, labels = [], [], [], []
+    items, lengths, child_lists, labels, truncated = [], [], [], [], 0
     try:
         stream = open_input(path)
     except OSError as exc:
@@ -180,10 +184,16 @@ def read_structures(path: str, edges: Labels, nodes: Labels, kind: str | None = 
                     tuples = record["tuples"]
                     if not isinstance(tuples, list) or any(not isinstance(t, list) or len(t) != 2 for t in tuples):
                         raise InputError(f"{where}: 'tuples' must be a list of [edge, node] pairs")
+                    truncated += max_items is not None and len(tuples) > max_items
+                    tuples = tuples[:max_items]
                     items.extend((edges.id(str(e)), nodes.id(str(n))) for e, n in tuples)
                     lengths.append(len(tuples))
                 else:
                     tree_items, kids = _flatten_tree(record["tree"], edges, nodes, where)
+                    if max_items is not None and len(tree_items) > max_items:
+                        truncated += 1
+                        tree_items = tree_items[:max_items]
+                        kids = [[c for c in k if c < max_items] for k in kids[:max_items]]
                     items.extend(tree_items)
                     child_lists.extend(kids)
                     lengths.append(len(tree_items))
@@ -198,4 +208,5 @@ def read_structures(path: str, edges: Labels, nodes: Labels, kind: str | None = 
         children = np.array([c for k in child_lists for c in k], np.int64)
     else:
         child_ptr, children = np.zeros(flat.shape[0] + 1, np.int64), np.zeros(0, np.int64)
-    return Structures(kind, flat[:, 0].copy(), flat[:, 1].copy(), ptr, child_ptr, children, np.array(labels, np.int64))
+    return Structures(kind, flat[:, 0].copy(), flat[:, 1].copy(), ptr, child_ptr, children, np.array(labels, np.int64),
+                      truncated)
