@@ -482,6 +482,22 @@ def test_cli_lowercases_raw_text_by_default(tmp_path):
     assert len(set(low) & {"hello", "yeah", "good"}) == 3
 
 
+def test_a_huge_word_stays_out_of_the_vocabulary_so_the_model_stays_small(tmp_path):
+    """The saved vocabulary is a fixed-width text array: one legal 900,000-character word made every
+    entry that wide (a 3.5 GB model from a 1.4 MB corpus). Words over MAX_WORD_CHARS are left out."""
+    from kcooc import artifact
+    from kcooc.ca.counting import MAX_WORD_CHARS
+
+    corpus = ("the cat sat on the mat and the dog sat on the log\n" * 5 + "a" * 20_000 + " " + "b-" * 5_000
+              + "\n" + "x" * MAX_WORD_CHARS + "\n")
+    (tmp_path / "corpus.txt").write_text(corpus)
+    result = run("ca", "embed", "-i", tmp_path / "corpus.txt", "--dims", "2", "--min-count", "1", "-o",
+                 tmp_path / "v.npz", "-q")
+    assert "2 distinct tokens longer than 100 characters left out of the vocabulary" in result.stderr
+    vocab = artifact.load(str(tmp_path / "v.npz"), "ca-vectors")[1]["vocab"]
+    assert vocab.dtype.itemsize == 4 * MAX_WORD_CHARS and "x" * MAX_WORD_CHARS in vocab.tolist()
+
+
 @pytest.mark.parametrize("value", ["0", "-0.5", "1.5", "nan"])
 def test_cli_power_outside_0_1_is_exit_2_before_any_work(tmp_path, value):
     missing = tmp_path / "no-such-corpus.txt"  # would fail too, later: the power is checked first

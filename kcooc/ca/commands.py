@@ -89,7 +89,7 @@ def embed_command(config_path, print_config, input_path, output, export_w2v, rep
     """
     from ..wordvectors import write_word2vec_text
     from .corpus import token_chunks
-    from .counting import Vocabulary, contingency_table, offset_tables
+    from .counting import MAX_WORD_CHARS, Vocabulary, contingency_table, offset_tables
     from .model import PPMISVD, CorrespondenceAnalysis
 
     cfg = load_config(CaConfig, config_path, {
@@ -111,6 +111,9 @@ def embed_command(config_path, print_config, input_path, output, export_w2v, rep
                     vocabulary = Vocabulary.build(chunks, cfg.min_count, cfg.max_vocab)
                 except InputError as exc:
                     raise InputError(f"{display_name(input_path)}: {exc}") from None
+            if vocabulary.too_long:
+                LOG.warning(f"{vocabulary.too_long} distinct tokens longer than {MAX_WORD_CHARS} characters left out "
+                            "of the vocabulary")
             seconds["vocabulary"] = timer.seconds()
             lap = Timer()
             with reading_bar(path, "counting", quiet) as bar:

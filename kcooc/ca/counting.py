@@ -29,6 +29,10 @@ from ..errors import InputError
 TABLES = ("flat", "skip", "cut")
 WORD_OR_MARK = re.compile(r"\w+(?:['\u2019-]\w+)*|[^\w\s]")
 NOTHING_TO_SPLIT = re.compile(r"[^a-z\s]")
+# A saved vocabulary is a fixed-width text array, every entry as wide as the longest word: one legal
+# 900,000-character word made each entry 3.6 MB (a 3.5 GB model from a 1.4 MB corpus). Longer tokens
+# stay out of the vocabulary, as rare ones do (word2vec reads at most 100 bytes of a word).
+MAX_WORD_CHARS = 100
 
 
 def tokenize(text: str, lowercase: bool = True) -> list[str]:
@@ -47,18 +51,22 @@ class Vocabulary:
 
     words: list[str]
     counts: np.ndarray
+    too_long: int = 0  # distinct tokens over MAX_WORD_CHARS left out
 
     @classmethod
     def build(cls, chunks: Iterable[list[str]], min_count: int = 5, max_vocab: int | None = None) -> "Vocabulary":
         counter: Counter = Counter()
         for tokens in chunks:
             counter.update(tokens)
+        too_long = [word for word in counter if len(word) > MAX_WORD_CHARS]
+        for word in too_long:
+            del counter[word]
         kept = sorted((item for item in counter.items() if item[1] >= min_count), key=lambda wc: (-wc[1], wc[0]))
         kept = kept[:max_vocab] if max_vocab else kept
         if len(kept) < 2:  # a word x context table needs two rows to have any inertia
             raise InputError(f"{'no word' if not kept else 'only one word'} occurs at least {min_count} times; "
                              "CA needs two")
-        return cls([w for w, _ in kept], np.array([c for _, c in kept], dtype=np.int64))
+        return cls([w for w, _ in kept], np.array([c for _, c in kept], dtype=np.int64), len(too_long))
 
     def ids(self, tokens: list[str]) -> np.ndarray:
         """Vocabulary ids of ``tokens`` with out-of-vocabulary tokens removed."""
