@@ -336,7 +336,7 @@ from kcooc.filtering.noise import (  # noqa: E402
     similar_partners,
     synthesize,
 )
-from kcooc.filtering.tokens import token_sequences  # noqa: E402
+from kcooc.filtering.tokens import KATAKANA_WORDS, token_sequences  # noqa: E402
 from kcooc.hashing import mix64  # noqa: E402
 from kcooc.text import CJK, SEPARATORS  # noqa: E402
 
@@ -565,12 +565,15 @@ def naive_hash(text):
     return ((h * 0xBF58476D1CE4E5B9) % 2**64) >> 32
 
 
-def naive_token_list(sentence, lower=True):
-    tokens, current = [], ""
+def naive_token_list(sentence, lower=True, katakana_words=False):
+    """Runs of non-separators, each kana or Han character a token of its own; with ``katakana_words`` a run of
+    katakana (with the prolonged sound mark) one token, apart from the letters around it."""
+    tokens, current, is_katakana = [], "", False
     for c in (sentence.lower() if lower else sentence) + " ":
         separator = ord(c) < 0x10000 and SEPARATORS[ord(c)]
-        cjk = ord(c) < 0x10000 and CJK[ord(c)]
-        if separator or cjk:
+        katakana = katakana_words and ("\u30a1" <= c <= "\u30fa" or c == "\u30fc" or "\uff66" <= c <= "\uff9f")
+        cjk = ord(c) < 0x10000 and CJK[ord(c)] and not katakana
+        if separator or cjk or (current and katakana != is_katakana):
             if current:
                 tokens.append(current)
             current = ""
@@ -578,6 +581,7 @@ def naive_token_list(sentence, lower=True):
             tokens.append(c)
         elif not separator:
             current += c
+        is_katakana = katakana
     return tokens
 
 
@@ -1139,8 +1143,10 @@ def naive_stem(token):
     return token[:2] if "\uac00" <= token[0] <= "\ud7a3" else token[:4]
 
 
-STEM_SENTENCES = [  # Korean words with particles, a Latin word with a Hangul suffix, German inflections
-    "파일을 열 수 없습니다", "파일이 없습니다: %s", "audacious용 기본 플러그인", "Größe der Datei ändern"]
+STEM_SENTENCES = [  # Japanese katakana words among Latin letters, kanji and hiragana; Korean words with particles,
+    # a Latin word with a Hangul suffix, German inflections
+    "PDFファイルを開く・フィールド値ｶﾞｲﾄﾞ", "パスワード:%s", "파일을 열 수 없습니다", "파일이 없습니다: %s",
+    "audacious용 기본 플러그인", "Größe der Datei ändern"]
 
 
 def test_token_sequences_equal_a_per_sentence_reference():
@@ -1149,9 +1155,10 @@ def test_token_sequences_equal_a_per_sentence_reference():
     ids, indptr = token_sequences(sentences, 4096)
     got = [ids[indptr[i] : indptr[i + 1]].tolist() for i in range(len(sentences))]
     assert got == [[naive_hash(t) % 4096 for t in naive_token_list(s)] for s in sentences]
-    ids, indptr = token_sequences(sentences, 4096, ALIGNMENT_STEM)
+    ids, indptr = token_sequences(sentences, 4096, ALIGNMENT_STEM, KATAKANA_WORDS)
     stems = [ids[indptr[i] : indptr[i + 1]].tolist() for i in range(len(sentences))]
-    assert stems == [[naive_hash(naive_stem(t)) % 4096 for t in naive_token_list(s)] for s in sentences]
+    assert stems == [[naive_hash(naive_stem(t)) % 4096 for t in naive_token_list(s, katakana_words=True)]
+                     for s in sentences]
     assert stems[-4][0] == stems[-3][0] != got[-4][0]  # 파일을 and 파일이 (the file as object, as subject): one stem
 
 
@@ -1184,7 +1191,7 @@ def naive_alignment(src, tgt, buckets):
                     counts[g[i], w[j]] += weights[i] / total
         return counts, log_likelihood
 
-    sequences = [[[naive_hash(naive_stem(t)) % buckets for t in naive_token_list(x)] for x in side]
+    sequences = [[[naive_hash(naive_stem(t)) % buckets for t in naive_token_list(x, katakana_words=True)] for x in side]
                  for side in (src, tgt)]
     tables, lambdas, denominators = [], [], []
     for conditioning, words in (sequences, sequences[::-1]):

@@ -29,7 +29,8 @@ language pairs with different word orders). Features per pair (``ALIGNMENT_FEATU
   Kendall 1938), NaN (no evidence either way) with fewer than two links: misordered words cross links that a translation
   keeps in the order the language pair's grammar gives (which the corpus's own pairs show);
 * ``token_ratio``: log(1 + target tokens) - log(1 + source tokens), the length ratio in these
-  tokens (for Japanese or Chinese a character each, which whitespace words miss).
+  tokens (for Japanese a katakana word or a kanji or kana each, for Chinese a character each, which whitespace
+  words miss).
 
 A pair the tables were fitted on (the sampled pairs, found by a hash of their token ids) is scored
 without its own expected link counts (leave-one-out: t(f | e) = max(c(e, f) - c_r(e, f), s) / (c(e) - c_r(e)),
@@ -39,8 +40,10 @@ noisy or clean, never gets.
 
 Long pairs are cut to ``TOKEN_LIMIT`` words on their longer side and the same share of the
 shorter one (their prefixes), which bounds the cost per pair. Tokens: tokens.py's (maximal runs of
-letters/digits, lower-cased, each kana and Han character a token of its own), each known by its stem
-(``STEM``): its first four code points, or two for a word of Hangul syllables (a syllable writes two or
+letters/digits, lower-cased, each hiragana and Han character a token of its own, a run of katakana one word:
+``KATAKANA_WORDS``: technical Japanese writes most of its terms in katakana, ``ファイル`` for file, which
+as one token has one partner in the tables instead of four kana each partly explained by it), each known
+by its stem (``STEM``): its first four code points, or two for a word of Hangul syllables (a syllable writes two or
 three letters). A word's inflections and a Korean word's particles (``파일을``, ``파일이``: the file as
 object, as subject) then share one row of the tables, the stemming by truncation that alignment of
 inflected languages uses where no stemmer is at hand; a few thousand pairs see a stem many times more
@@ -55,7 +58,7 @@ import numpy as np
 from ..errors import InputError
 from ..hashing import splitmix64
 from ..text import lowered
-from .tokens import token_ids, token_sequences
+from .tokens import KATAKANA_WORDS, token_ids, token_sequences
 
 ALIGNMENT_FEATURES = ("align_tgt", "align_src", "cover_src", "cover_tgt", "order", "token_ratio")
 TOKEN_LIMIT = 48  # words of the longer side of a pair that the alignment sees
@@ -275,7 +278,7 @@ class AlignmentModel:
     def fit(cls, src: list[str], tgt: list[str], buckets: int, threads: int = 1) -> "AlignmentModel":
         """EM from uniform tables on the pairs (src, tgt), each direction on its own (in parallel
         with ``threads`` > 1: the same tables); lambda is chosen after the first iteration and kept."""
-        s, t = token_sequences(src, buckets, STEM), token_sequences(tgt, buckets, STEM)
+        s, t = (token_sequences(side, buckets, STEM, KATAKANA_WORDS) for side in (src, tgt))
         directions = ((s, t), (t, s))
         if threads > 1:
             from concurrent.futures import ThreadPoolExecutor  # the E-steps release the GIL
@@ -338,7 +341,7 @@ class AlignmentModel:
         """The ALIGNMENT_FEATURES of each pair, (n, 6) float32; ``texts``: the sides' ``lowered`` code points, if the
         caller has them."""
         texts = texts or (lowered(src), lowered(tgt))
-        (s_ids, s_ptr), (t_ids, t_ptr) = (token_ids(text, self.buckets, STEM) for text in texts)
+        (s_ids, s_ptr), (t_ids, t_ptr) = (token_ids(text, self.buckets, STEM, KATAKANA_WORDS) for text in texts)
         fitted = np.isin(_pair_hashes(s_ptr, s_ids, t_ptr, t_ids), self.fitted, kind="sort")
         links, (t_terms, s_terms) = self._scores(s_ptr, s_ids, t_ptr, t_ids, fitted)
         ratio = np.log1p(np.diff(t_ptr)) - np.log1p(np.diff(s_ptr))

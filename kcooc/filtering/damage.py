@@ -44,8 +44,8 @@ alphabet ratio, repetition, longest common substring):
 * ``copy``: share of the target's distinct character trigrams (lower-cased) that the source has
   too (an untranslated or partly copied target).
 
-Tokens are the alignment model's (``token_sequences``: runs of letters and digits, lower-cased,
-each kana and Han character a token).
+Tokens are tokens.py's (``token_sequences``: runs of letters and digits, lower-cased, each kana and
+Han character a token).
 """
 
 from __future__ import annotations

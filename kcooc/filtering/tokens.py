@@ -1,9 +1,10 @@
 """Tokens of the learned filter's features: maximal runs of non-separators of the ``lowered`` sentences
 (letters and digits, lower-cased), each kana and Han character a token of its own (Japanese and Chinese
-have no spaces), hashed into ids (FNV-1a over the code points, then one xor-shift-multiply mixing step). The alignment
-(alignment.py), the corpus models (corpus.py), the spelling and order features (word_typicality.py) and
-the synthetic noise see the same tokens with the same boundaries; the alignment hashes only each token's
-first code points (its ``stem``).
+have no spaces), hashed into ids (FNV-1a over the code points, then one xor-shift-multiply mixing step). The corpus
+models (corpus.py), the spelling and order features (word_typicality.py), the damage features and the synthetic
+noise see the same tokens with the same boundaries. The alignment (alignment.py) sees words: a run of katakana
+is one token there (``KATAKANA_WORDS``: ``ファイル``, ``フィールド``, apart from the Latin letters, kanji and
+hiragana around it), and it hashes only each token's first code points (its ``stem``).
 """
 
 from __future__ import annotations
@@ -16,17 +17,31 @@ from ..text import CJK, SEPARATORS, SPACE, lowered
 WHOLE = (1 << 30, 1 << 30)  # a stem that is the whole token
 
 
-def token_sequences(sentences: list[str], buckets: int,
-                    stem: tuple[int, int] = WHOLE) -> tuple[np.ndarray, np.ndarray]:
+def _katakana_words() -> np.ndarray:
+    """``CJK`` as token kinds (1: a token of its own), with katakana (and the prolonged sound mark) kind 2: a
+    run of them is one token, a word (loanwords, which technical Japanese writes most of its terms in)."""
+    kinds = CJK.astype(np.int8)
+    kinds[0x30A1 : 0x30FB] = kinds[0x30FC] = 2
+    kinds[0xFF66 : 0xFFA0] = 2
+    return kinds
+
+
+KATAKANA_WORDS = _katakana_words()
+
+
+def token_sequences(sentences: list[str], buckets: int, stem: tuple[int, int] = WHOLE, kinds: np.ndarray = CJK
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """Each sentence's hashed token ids (int32 in [0, buckets)) in their order, as CSR rows (ids, indptr); ``stem``:
     the code points of a token that are hashed, its first ``stem[0]`` (``stem[1]`` if it starts with a Hangul
-    syllable)."""
-    return token_ids(lowered(sentences), buckets, stem)
+    syllable); ``kinds``: which characters are tokens of their own (``CJK``) or make runs of their own kind
+    (``KATAKANA_WORDS``)."""
+    return token_ids(lowered(sentences), buckets, stem, kinds)
 
 
-def token_ids(text: tuple, buckets: int, stem: tuple[int, int] = WHOLE) -> tuple[np.ndarray, np.ndarray]:
+def token_ids(text: tuple, buckets: int, stem: tuple[int, int] = WHOLE, kinds: np.ndarray = CJK
+              ) -> tuple[np.ndarray, np.ndarray]:
     """``token_sequences`` of ``text``, the sentences' ``lowered`` code points (for a caller that has them)."""
-    ids, counts, _ = _token_sequences(*text, buckets, SEPARATORS, CJK, IDENTITY, False, *stem)
+    ids, counts, _ = _token_sequences(*text, buckets, SEPARATORS, kinds, IDENTITY, False, *stem)
     return ids, np.concatenate([[0], np.cumsum(counts)])
 
 
@@ -118,15 +133,17 @@ def _arguments(codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def token_bounds(codes, sentence_of, n, separators, cjk):  # pragma: no cover - compiled
+def token_bounds(codes, sentence_of, n, separators, kinds):  # pragma: no cover - compiled
     """Start and end (exclusive) of every token of the joined sentences' code points (a maximal run of
-    non-separators, each kana or Han character apart), and the tokens of each of the ``n`` sentences."""
+    non-separators of one kind, ``kinds``: ``CJK``, or a table of kinds as ``KATAKANA_WORDS``; a character of kind 1,
+    kana or Han, apart), and the tokens of each of the ``n`` sentences."""
     starts, ends, counts = np.empty(codes.size, np.int64), np.empty(codes.size, np.int64), np.zeros(n, np.int64)
-    k, inside, previous_cjk = 0, False, False
+    k, inside, previous = 0, False, 0
     for i in range(codes.size + 1):
         c = codes[i] if i < codes.size else 10
         b = min(c, 0xFFFF)
-        split = separators[b] or (inside and (cjk[b] or previous_cjk))
+        kind = np.int64(kinds[b])
+        split = separators[b] or (inside and (kind == 1 or previous == 1 or kind != previous))
         if inside and (split or i == codes.size):
             ends[k] = i
             counts[sentence_of[i - 1]] += 1
@@ -136,7 +153,7 @@ def token_bounds(codes, sentence_of, n, separators, cjk):  # pragma: no cover - 
             continue
         if not inside:
             inside, starts[k] = True, i
-        previous_cjk = cjk[b]
+        previous = kind
     return starts[:k], ends[:k], counts
 
 
