@@ -1160,6 +1160,9 @@ def test_token_sequences_equal_a_per_sentence_reference():
     assert stems == [[naive_hash(naive_stem(t)) % 4096 for t in naive_token_list(s, katakana_words=True)]
                      for s in sentences]
     assert stems[-4][0] == stems[-3][0] != got[-4][0]  # 파일을 and 파일이 (the file as object, as subject): one stem
+    assert naive_token_list(STEM_SENTENCES[0], katakana_words=True) == [  # the alignment's words of a Japanese side
+        "pdf", "ファイル", "を", "開", "く", "・", "フィールド", "値", "ｶﾞｲﾄﾞ"]
+    assert [len(stem) for stem in stems[-6:-4]] == [9, 2]  # (the first sentence, the second: パスワード, %s)
 
 
 def naive_alignment(src, tgt, buckets):
