@@ -73,8 +73,8 @@ def _bucket(h, buckets):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _folded_grams(codes, sentence_of, n, buckets, separators, cjk, fold, size, wanted):  # pragma: no cover
-    starts, ends, _ = token_bounds(codes, sentence_of, n, separators, cjk)
+def _folded_grams(codes, sentence_of, n, buckets, separators, kinds, fold, size, wanted):  # pragma: no cover
+    starts, ends, _ = token_bounds(codes, sentence_of, n, separators, kinds)
     bound = codes.size + 3 * starts.size
     ids, folded, token = np.empty(bound, np.int64), np.empty(bound, np.bool_), np.empty(bound, np.int64)
     chars, changed = np.empty(codes.size + 2, np.int64), np.empty(codes.size + 2, np.bool_)
@@ -158,12 +158,12 @@ def token_bounds(codes, sentence_of, n, separators, kinds):  # pragma: no cover 
 
 
 @numba.njit(cache=True, nogil=True)
-def _token_sequences(codes, sentence_of, n, buckets, separators, cjk, fold, collapse, stem,
+def _token_sequences(codes, sentence_of, n, buckets, separators, kinds, fold, collapse, stem,
                      hangul_stem):  # pragma: no cover - compiled
     """Token ids, tokens per sentence, and whether a letter of each token folded: each BMP code point
     is hashed as ``fold`` maps it, and with ``collapse`` a letter equal to the one before is skipped; only
     the first ``stem`` code points of a token are hashed (``hangul_stem`` if it starts with a Hangul syllable)."""
-    starts, ends, counts = token_bounds(codes, sentence_of, n, separators, cjk)
+    starts, ends, counts = token_bounds(codes, sentence_of, n, separators, kinds)
     ids, folded = np.empty(starts.size, np.int32), np.zeros(starts.size, np.bool_)
     for k in range(starts.size):
         h, last, changed = np.uint64(0xCBF29CE484222325), -1, False
