@@ -143,7 +143,7 @@ def token_bounds(codes, sentence_of, n, separators, kinds):  # pragma: no cover 
         c = codes[i] if i < codes.size else 10
         b = min(c, 0xFFFF)
         kind = np.int64(kinds[b])
-        split = separators[b] or (inside and (kind == 1 or previous == 1 or kind != previous))
+        split = separators[b] or (inside and (kind == 1 or kind != previous))  # kind 1 apart, a run one kind
         if inside and (split or i == codes.size):
             ends[k] = i
             counts[sentence_of[i - 1]] += 1
