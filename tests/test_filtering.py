@@ -690,7 +690,10 @@ def naive_damage(s, t):
             glyph |= c == "&" and (following == "#" or table(LETTER, following)) and ";" in x[i + 2 : i + 10]
             glyph |= c == " " and (following == " " and i > 0 or following in ",.")
             count += glyph
-        return count / max(sum(not table(SPACE, c) for c in x), 1)
+        return count
+
+    def visible(x):
+        return max(sum(not table(SPACE, c) for c in x), 1)
 
     def misdecoded(x):  # a lead of two bytes (0xC2-0xDF) before one continuation, of three (0xE0-0xEF) before two
         x += "\n"
@@ -765,7 +768,8 @@ def naive_damage(s, t):
 
     (s_caps, s_cased), (t_caps, t_cased) = caps(s), caps(t)
     copied = len(trigrams(t) & trigrams(s)) / max(len(trigrams(t)), 1)
-    return [glyphs(s), glyphs(t), math.log1p(misdecoded(s)), math.log1p(misdecoded(t)), repeats(s), repeats(t),
+    return [max(glyphs(s) - glyphs(t), 0) / visible(s), max(glyphs(t) - glyphs(s), 0) / visible(t),
+            math.log1p(misdecoded(s)), math.log1p(misdecoded(t)), repeats(s), repeats(t),
             max(stutter(s) - stutter(t), 0.0), max(stutter(t) - stutter(s), 0.0),
             math.log1p(longest_run(s)), math.log1p(longest_run(t)),
             math.log1p(spaced(s)), math.log1p(spaced(t)), float(initial(s) * initial(t) >= 0),
@@ -789,7 +793,8 @@ def test_damage_features_equal_a_per_pair_reference():
                ("[ unknown]", "[невідома] [невідома]"), ("by by", "紫紫"), ("C, C++", "C, C++ C, C++"),
                ("the file 𝔸𝔸𝔸 %s %s", "die Datei die Datei Datei 𝔸𝔸𝔸 𝔸𝔸𝔸"),
                ("PDF, HTML from HTML from DocBook", "Package %s is gone. Package %s is gone."),
-               ("from %u to %u to", "|ADDR|ADDRの"), ("x  ,;y z ,;y z", "a.b:c d.b:c d")]
+               ("from %u to %u to", "|ADDR|ADDRの"), ("x  ,;y z ,;y z", "a.b:c d.b:c d"),
+               ("Unpacking %s ...\\n", "Entpacken von %s ...\\n")]  # the glyphs of both sides: none beyond
     src, tgt = src + [d[0] for d in damaged], tgt + [d[1] for d in damaged]
     buckets = 1 << 20
     got = damage_features(TextStats(src), TextStats(tgt), token_sequences(src, buckets), token_sequences(tgt, buckets),
@@ -798,6 +803,7 @@ def test_damage_features_equal_a_per_pair_reference():
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
     assert (expected[-len(damaged):] != 0).any(axis=0).all()  # every feature is exercised
     assert (expected[-len(damaged):] != 1).any(axis=0).all()
+    assert got[-1, :2].tolist() == [0, 0] and (got[-len(damaged):, :2] > 0).any(axis=0).all()
     from kcooc.filtering.damage import DAMAGE_FEATURES
     czech = src.index("Czech: píše, blíž, Ãš")  # Czech's í before š or ž is no misdecoded letter; Ãš is one
     assert got[czech, DAMAGE_FEATURES.index("encoding_src")] == pytest.approx(np.log(2))

@@ -6,9 +6,11 @@ hard rules, Sánchez-Cartagena et al. 2018: glued words, repeated words, Unicode
 Unicode, bad encoding, space noise, titles; OpusFilter's filters, Aulamo et al. 2020: long words,
 alphabet ratio, repetition, longest common substring):
 
-* ``glyphs_src`` / ``glyphs_tgt``: share of a side's non-space characters that are noise glyphs:
-  control and format characters, U+FFFD, private use; an escape (``\\u00e9``,
-  ``&eacute;``, ``&#233;``); two spaces in a row, or a space before a comma or full stop;
+* ``glyphs_src`` / ``glyphs_tgt``: a side's noise glyphs beyond the other side's, over its non-space
+  characters: control and format characters, U+FFFD, private use; an escape (``\\u00e9``,
+  ``&eacute;``, ``&#233;``); two spaces in a row, or a space before a comma or full stop. What both sides
+  have is the corpus's own style (``Unpacking %s ...`` / ``Entpacken von %s ...``, a ``\\n`` kept in
+  both), not damage to one of them;
 * ``encoding_src`` / ``encoding_tgt``: log(1 + n) for the n UTF-8 lead bytes read as Latin-1 or cp1252
   and followed by as many continuation bytes so read as they lead (``Ã©``, ``â€™``, ``Ð¿Ñ€``): UTF-8
   decoded with the wrong code page (one such letter in a long line is a small share, and a certain
@@ -80,11 +82,17 @@ _VISIBLE = ~SPACE
 _SYMBOL = ~SPACE & ~LETTER
 
 
-def glyph_share(stats: TextStats, visible: np.ndarray) -> np.ndarray:
-    """The ``glyphs`` feature of each sentence (see the module docstring); ``visible``: its non-space characters
-    (``visible_characters``)."""
-    glyphs = _glyphs(stats.codes, stats.sentence_of, stats.lengths.size, CONTROL, _PRIVATE_USE, _ESCAPE_LETTERS, LETTER)
-    return glyphs / np.maximum(visible, 1)
+def glyph_counts(stats: TextStats) -> np.ndarray:
+    """Noise glyphs of each sentence (see the module docstring)."""
+    return _glyphs(stats.codes, stats.sentence_of, stats.lengths.size, CONTROL, _PRIVATE_USE, _ESCAPE_LETTERS, LETTER)
+
+
+def glyph_shares(s: TextStats, t: TextStats, s_visible: np.ndarray, t_visible: np.ndarray) -> tuple:
+    """The ``glyphs_src`` and ``glyphs_tgt`` features of each pair: a side's noise glyphs beyond the other
+    side's, over its non-space characters (``visible_characters``)."""
+    s_glyphs, t_glyphs = glyph_counts(s), glyph_counts(t)
+    return (np.maximum(s_glyphs - t_glyphs, 0) / np.maximum(s_visible, 1),
+            np.maximum(t_glyphs - s_glyphs, 0) / np.maximum(t_visible, 1))
 
 
 def visible_characters(stats: TextStats) -> np.ndarray:
@@ -366,7 +374,7 @@ def damage_features(s: TextStats, t: TextStats, s_tokens: tuple, t_tokens: tuple
     points."""
     (s_caps, s_cased), (t_caps, t_cased) = case_share(s), case_share(t)
     s_visible, t_visible = visible_characters(s), visible_characters(t)
-    columns = [glyph_share(s, s_visible), glyph_share(t, t_visible), np.log1p(misdecoded(s)), np.log1p(misdecoded(t)),
+    columns = [*glyph_shares(s, t, s_visible, t_visible), np.log1p(misdecoded(s)), np.log1p(misdecoded(t)),
                repeat_share(*s_tokens, argument_tokens(texts[0])), repeat_share(*t_tokens, argument_tokens(texts[1])),
                *stutters(s, t),
                np.log1p(longest_letter_run(s)), np.log1p(longest_letter_run(t)),
