@@ -523,6 +523,9 @@ GCC_AND_MARKUP_PAIRS = [  # (source, target, placeholders agree)
     ("See <ahelp hid=\".\">Cells</ahelp> and <br/>", "<ahelp hid=\".\">セル</ahelp>を参照", False),
     ("Delete %qs", "%qd を削除", False),
     ("File %qs opened at %C is not a module", "Bei %2$C geöffnete Datei %1$qs ist kein Modul", True),
+    ("<The NULL inode>", "<Der NULL-Inode>", True),  # words in brackets, no attribute: text to translate
+    ("-f, --full-name <full-name> real name", "-f, --full-name <voller Name> Realname", True),
+    ("<span style=\"color: red\">(%s)</span>", "(%s)", False),
 ]
 
 

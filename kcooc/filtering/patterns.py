@@ -10,13 +10,14 @@ PATTERNS = {
     # tags (with attributes, closing, self-closing, <br>, or opening a tag the sentence closes within 500
     # characters: a bound, so that a huge line of bare tags costs linear time), entities.
     # Not placeholders: GCC's %' (an apostrophe: don%'t) and %< %> (quotes, which translators add and
-    # drop), and a bare <word> nothing closes (GCC's metavariables: <number>, which translators localise).
+    # drop), a bare <word> nothing closes (GCC's metavariables: <number>, which translators localise), and
+    # words in angle brackets with no attribute's `=` (<full name>, e2fsck's <The NULL inode>: text to translate).
     # A named placeholder's name holds no `%` and an address starts where its run of address characters
     # starts: a search then tries each long run once, so a huge word costs its length, not its square.
     "placeholders": re.compile(r"%(?:\([^()%\s]+\))?\d*\$?[-+#0q]*\d*(?:\.\d+)?[hlLjztw]*[A-Za-z][A-Z0-9_]*"
                                r"|%\d+\$?[sd]?|\{[\w.:!]*\}|\$\{?[A-Za-z0-9_]+\}?"
                                r"|(?<!%)(?:<(?P<tag>[A-Za-z][\w-]*)>(?=.{0,500}?</(?P=tag)>)|</[A-Za-z][\w-]*\s*>"
-                               r"|<[A-Za-z][\w-]*(?:\s[^<>]*)?/>|<[A-Za-z][\w-]*\s[^<>]*>|<(?:br|hr)>)"
+                               r"|<[A-Za-z][\w-]*(?:\s[^<>]*)?/>|<[A-Za-z][\w-]*\s[^<>=]*=[^<>]*>|<(?:br|hr)>)"
                                r"|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);"),
     "urls": re.compile(r"(?:https?|ftp)://[^\s<>\"]+|www\.[^\s<>\"]+|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
 }
