@@ -379,7 +379,8 @@ def naive_spelled(sentence):
     values = []
     for word in re.findall(r"\w+", sentence.lower()):
         stem = [v for start, v in spelled._GERMAN_STEMS.items() if word.startswith(start)]
-        values += stem or [v for v, words in spelled._WORDS.items() if word in words.split()]
+        named = [*spelled._WORDS.items(), *enumerate(spelled._MONTHS, start=1), *spelled._BASES.items()]
+        values += stem or [v for v, words in named if word in words.split()]
     return values + [spelled._HAN[c] for c in sentence if c in spelled._HAN]
 
 
@@ -549,6 +550,10 @@ SPELLED_PAIRS = [  # (source, target, numbers mismatch, numbers agreement)
     ("two columns", "zwei Spalten", 0, 1),  # words on both sides: no numbers at all
     ("nginx with 3rd party modules", "nginx mit Drittanbieter-Modulen", 0, 1),
     ("%qs at %L uses %d", "%2$L: %1$qs verwendet %3$d", 0, 1),  # argument positions are no numbers
+    ("December", "12月", 0, 1),  # months and bases of counting
+    ("April", "5月", 1, 0),
+    ("hexadecimal digit expected", "16 進数の数値を想定していました", 0, 1),
+    ("Thousands Separator", "1000単位の桁区切り", 0, 1),
 ]
 
 

@@ -10,7 +10,8 @@ other side has in digits and lacks, so a changed digit (``2つ`` -> ``5つ`` aga
 a mismatch.
 
 Spelled forms known: English, German, French and Spanish number words 0-12, the tens to 50, 100 and
-1000 and the first ordinals; German compounds starting with a number word (``zweidimensional``,
+1000 and the first ordinals, the months' names (``April`` / ``4月``) and the bases of counting
+(``hexadecimal`` / ``16 進数``, octal, decimal); German compounds starting with a number word (``zweidimensional``,
 ``Dreifachklick``, ``Drittanbieter``); Han numerals (Japanese and Chinese), each character on its own.
 """
 
@@ -45,8 +46,16 @@ _WORDS = {
     40: "forty vierzig quarante cuarenta",
     50: "fifty fünfzig cinquante cincuenta",
     100: "hundred hundert cent cien ciento",
-    1000: "thousand tausend mille mil",
+    1000: "thousand thousands tausend mille mil",
 }
+# Months, which Japanese, Chinese and Korean write as numbers (April: 4月, 4월), and the bases of counting
+# (hexadecimal: 16 進数).
+_MONTHS = ("january januar janvier enero jan", "february februar février febrero feb",
+           "march märz mars marzo", "april avril abril apr", "may mai mayo", "june juni juin junio jun",
+           "july juli juillet julio jul", "august août agosto aug", "september septembre septiembre sep",
+           "october oktober octobre octubre oct okt", "november novembre noviembre nov",
+           "december dezember décembre diciembre dec")
+_BASES = {8: "octal oktal", 10: "decimal dezimal décimal", 16: "hex hexadecimal hexadezimal hexadécimal"}
 # German writes numbers into compounds: the number word starts the word.
 _GERMAN_STEMS = {"zwei": 2, "drei": 3, "dritt": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8,
                  "neun": 9, "zehn": 10, "zwölf": 12}  # Drittanbieter = 3rd party
@@ -56,7 +65,8 @@ _HAN = {"〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "�
 
 def _values_of_words() -> dict[str, tuple[int, ...]]:
     values: dict[str, tuple[int, ...]] = {}
-    for value, words in _WORDS.items():
+    months = {month: words for month, words in enumerate(_MONTHS, start=1)}
+    for value, words in [*_WORDS.items(), *months.items(), *_BASES.items()]:
         for word in words.split():
             values[word] = values.get(word, ()) + (value,)
     return values
