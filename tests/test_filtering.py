@@ -124,7 +124,7 @@ def test_address_and_named_placeholder_searches_try_each_run_once():
     urls, placeholders = PATTERNS["urls"], PATTERNS["placeholders"]
     assert urls.match("ab@example.org", 0).group() == "ab@example.org" and urls.match("ab@example.org", 1) is None
     found = [m.group() for m in urls.finditer("mail a.b+c@example.org, x-y@z.de (see www.example.org)")]
-    assert found == ["a.b+c@example.org", "x-y@z.de", "www.example.org)"]
+    assert found == ["a.b+c@example.org", "x-y@z.de", "www.example.org"]  # no closing punctuation
     assert [m.group() for m in placeholders.finditer("%(a%(name)s of %(count)d")] == ["%(name)s", "%(count)d"]
     for word in ("中" * 100_000, "a1-" * 30_000 + "@", "%(a" * 30_000 + " )s"):
         assert NON_TEXT.sub(" ", word) == word
@@ -535,6 +535,16 @@ def test_placeholders_ignore_gcc_quotes_apostrophes_and_localised_metavariables(
     stats = TextStats([src]), TextStats([tgt])
     assert mismatch_features(*feat.pair_items([src], [tgt], *stats), 1)[0, 1] == (0 if agree else 1)
     assert (feat.pair_features([src], [tgt], *stats)[0, 5] == 1) == agree
+
+
+@pytest.mark.parametrize("src, tgt, agree", [
+    ("(adopted from http://senseis.xmp.net/?WhatIsGo)", "(http://senseis.xmp.net/?WhatIsGo より引用)", True),
+    ('Creates an "http://" hyperlink.', "「http://」ハイパーリンクを作成します。", True),
+    ("standards of http://www.freedesktop.org/.", "http://www.freedesktop.org/ で定義された標準", True),
+    ("See http://a.org/x.", "Siehe http://a.org/y.", False)])
+def test_an_address_is_ascii_and_ends_before_punctuation(src, tgt, agree):
+    stats = TextStats([src]), TextStats([tgt])
+    assert (feat.pair_features([src], [tgt], *stats)[0, feat.PAIR_FEATURES.index("urls")] == 1) == agree
 
 
 SPELLED_PAIRS = [  # (source, target, numbers mismatch, numbers agreement)

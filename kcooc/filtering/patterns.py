@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+# An address's characters are ASCII and its last is no punctuation: (see http://a.org/x), http://a.org/ で定義.
+_ADDRESS, _ADDRESS_END = r"[-A-Za-z0-9_.~:/?#\[\]@!$&'()*+,;=%]", r"[-A-Za-z0-9_~/#=&%+]"
 PATTERNS = {
     # printf with length modifiers and GCC's flags (%qs quoted, %q+D), %NAME (LibreOffice), {0}, $VAR, markup
     # tags (with attributes, closing, self-closing, <br>, or opening a tag the sentence closes within 500
@@ -19,7 +21,8 @@ PATTERNS = {
                                r"|(?<!%)(?:<(?P<tag>[A-Za-z][\w-]*)>(?=.{0,500}?</(?P=tag)>)|</[A-Za-z][\w-]*\s*>"
                                r"|<[A-Za-z][\w-]*(?:\s[^<>]*)?/>|<[A-Za-z][\w-]*\s[^<>=]*=[^<>]*>|<(?:br|hr)>)"
                                r"|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);"),
-    "urls": re.compile(r"(?:https?|ftp)://[^\s<>\"]+|www\.[^\s<>\"]+|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    "urls": re.compile(rf"(?:https?|ftp)://(?:{_ADDRESS}*{_ADDRESS_END})?|www\.{_ADDRESS}*{_ADDRESS_END}"
+                       r"|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
 }
 
 

@@ -39,7 +39,8 @@ KIND = "filter"
 # the sub-word share of its letters' folded character 4-grams; 21: the alignment likelihoods are each word's less
 # its typical one; 22: the order test swaps words written between spaces, not tokens; 23: the stutters; 24: the
 # order prior reads the swaps in units of their spread on the sample; 25: the alignment sees a run of katakana as one
-# word; 26: the glyphs are a side's beyond the other side's).
+# word; 26: the glyphs are a side's beyond the other side's, words in angle brackets without an attribute are
+# no tag, months and bases of counting are spelled numbers, an address is ASCII and ends before punctuation).
 FEATURE_VERSION = 26
 
 
