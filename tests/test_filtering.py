@@ -378,7 +378,7 @@ def naive_spelled(sentence):
     Han numerals character by character."""
     values = []
     for word in re.findall(r"\w+", sentence.lower()):
-        stem = [v for start, v in spelled._GERMAN_STEMS.items() if word.startswith(start)]
+        stem = [v for start, v in spelled._STEMS.items() if word.startswith(start)]
         named = [*spelled._WORDS.items(), *enumerate(spelled._MONTHS, start=1), *spelled._BASES.items()]
         values += stem or [v for v, words in named if word in words.split()]
     return values + [spelled._HAN[c] for c in sentence if c in spelled._HAN]
@@ -564,6 +564,8 @@ SPELLED_PAIRS = [  # (source, target, numbers mismatch, numbers agreement)
     ("April", "5月", 1, 0),
     ("hexadecimal digit expected", "16 進数の数値を想定していました", 0, 1),
     ("Thousands Separator", "1000単位の桁区切り", 0, 1),
+    ("3D model viewer for GTK+", "Переглядач тривимірних моделей для GTK+", 0, 1),  # Slavic compounds
+    ("A 2D game", "Gra dwuwymiarowa", 0, 1),
 ]
 
 

@@ -12,7 +12,8 @@ a mismatch.
 Spelled forms known: English, German, French and Spanish number words 0-12, the tens to 50, 100 and
 1000 and the first ordinals, the months' names (``April`` / ``4月``) and the bases of counting
 (``hexadecimal`` / ``16 進数``, octal, decimal); German compounds starting with a number word (``zweidimensional``,
-``Dreifachklick``, ``Drittanbieter``); Han numerals (Japanese and Chinese), each character on its own.
+``Dreifachklick``, ``Drittanbieter``) and Slavic ones of 1-4 (``тривимірний``, ``dwuwymiarowy``: 3D, 2D); Han
+numerals (Japanese and Chinese), each character on its own.
 """
 
 from __future__ import annotations
@@ -56,9 +57,13 @@ _MONTHS = ("january januar janvier enero jan", "february februar février febrer
            "october oktober octobre octubre oct okt", "november novembre noviembre nov",
            "december dezember décembre diciembre dec")
 _BASES = {8: "octal oktal", 10: "decimal dezimal décimal", 16: "hex hexadecimal hexadezimal hexadécimal"}
-# German writes numbers into compounds: the number word starts the word.
-_GERMAN_STEMS = {"zwei": 2, "drei": 3, "dritt": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8,
-                 "neun": 9, "zehn": 10, "zwölf": 12}  # Drittanbieter = 3rd party
+# German and the Slavic languages write numbers into compounds: the number word starts the word (Drittanbieter =
+# 3rd party, трёхмерный / тривимірний / trójwymiarowy / třírozměrný = 3D, двовимірний = 2D).
+_STEMS = {"zwei": 2, "drei": 3, "dritt": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9,
+          "zehn": 10, "zwölf": 12,
+          "одно": 1, "jedno": 1, "дву": 2, "дво": 2, "dwu": 2, "dvou": 2, "dvoj": 2, "трех": 3, "трёх": 3, "три": 3,
+          "трьох": 3, "trój": 3, "troj": 3, "tří": 3, "четырех": 4, "четырёх": 4, "чотири": 4, "чотирьох": 4,
+          "cztero": 4, "čtyř": 4}
 _HAN = {"〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
         "百": 100, "千": 1000}
 
@@ -74,15 +79,15 @@ def _values_of_words() -> dict[str, tuple[int, ...]]:
 
 _VALUES = _values_of_words()
 _PATTERN = re.compile(r"\b(?:(%s)\w*|(%s))\b|([%s])" % (
-    "|".join(_GERMAN_STEMS), "|".join(sorted(_VALUES, key=len, reverse=True)), "".join(_HAN)))
+    "|".join(_STEMS), "|".join(sorted(_VALUES, key=len, reverse=True)), "".join(_HAN)))
 
 
 def spelled_values(sentence: str) -> Counter:
-    """How often each number is spelled out in ``sentence`` (words, German compounds, Han numerals)."""
+    """How often each number is spelled out in ``sentence`` (words, compounds, Han numerals)."""
     found: Counter = Counter()
     for stem, word, han in _PATTERN.findall(sentence.lower()):
         if stem:
-            found[_GERMAN_STEMS[stem]] += 1
+            found[_STEMS[stem]] += 1
         elif word:
             found.update(_VALUES[word])
         else:
