@@ -527,6 +527,10 @@ GCC_AND_MARKUP_PAIRS = [  # (source, target, placeholders agree)
     ("<The NULL inode>", "<Der NULL-Inode>", True),  # words in brackets, no attribute: text to translate
     ("-f, --full-name <full-name> real name", "-f, --full-name <voller Name> Realname", True),
     ("<span style=\"color: red\">(%s)</span>", "(%s)", False),
+    ("%BInstall%b the following packages:%n", "%BВстановити%b такі пакунки:%n", True),  # %B bold before a word
+    ("%n%nSome files were not downloaded.", "%n%nНе вдалося завантажити деякі файли.", True),
+    ("total %16ldK", "загалом %16ld К", True), ("%%Node%-2d:", "%%Вузол%-2d:", True),  # %% escaped
+    ("%PRODUCTNAME Writer", "%PRODUCTNAMEの設定", True), ("%PRODUCTNAME Writer", "%PRODUCT Writer", False),
 ]
 
 

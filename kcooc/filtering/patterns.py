@@ -8,7 +8,9 @@ import re
 # An address's characters are ASCII and its last is no punctuation: (see http://a.org/x), http://a.org/ で定義.
 _ADDRESS, _ADDRESS_END = r"[-A-Za-z0-9_.~:/?#\[\]@!$&'()*+,;=%]", r"[-A-Za-z0-9_~/#=&%+]"
 PATTERNS = {
-    # printf with length modifiers and GCC's flags (%qs quoted, %q+D), %NAME (LibreOffice), {0}, $VAR, markup
+    # %% (an escaped %), %NAME (LibreOffice; a run of capitals, not a conversion before a word: %BInstall%b is
+    # aptitude's bold, %nSome a newline, %16ldK a number before its unit), printf with length modifiers and
+    # GCC's flags (%qs quoted, %q+D), {0}, $VAR, markup
     # tags (with attributes, closing, self-closing, <br>, or opening a tag the sentence closes within 500
     # characters: a bound, so that a huge line of bare tags costs linear time), entities.
     # Not placeholders: GCC's %' (an apostrophe: don%'t) and %< %> (quotes, which translators add and
@@ -16,7 +18,8 @@ PATTERNS = {
     # words in angle brackets with no attribute's `=` (<full name>, e2fsck's <The NULL inode>: text to translate).
     # A named placeholder's name holds no `%` and an address starts where its run of address characters
     # starts: a search then tries each long run once, so a huge word costs its length, not its square.
-    "placeholders": re.compile(r"%(?:\([^()%\s]+\))?\d*\$?[-+#0q]*\d*(?:\.\d+)?[hlLjztw]*[A-Za-z][A-Z0-9_]*"
+    "placeholders": re.compile(r"%%|%[A-Z][A-Z0-9_]+(?![a-z])"
+                               r"|%(?:\([^()%\s]+\))?\d*\$?[-+#0q]*\d*(?:\.\d+)?[hlLjztw]*[A-Za-z]"
                                r"|%\d+\$?[sd]?|\{[\w.:!]*\}|\$\{?[A-Za-z0-9_]+\}?"
                                r"|(?<!%)(?:<(?P<tag>[A-Za-z][\w-]*)>(?=.{0,500}?</(?P=tag)>)|</[A-Za-z][\w-]*\s*>"
                                r"|<[A-Za-z][\w-]*(?:\s[^<>]*)?/>|<[A-Za-z][\w-]*\s[^<>=]*=[^<>]*>|<(?:br|hr)>)"

@@ -40,7 +40,8 @@ KIND = "filter"
 # its typical one; 22: the order test swaps words written between spaces, not tokens; 23: the stutters; 24: the
 # order prior reads the swaps in units of their spread on the sample; 25: the alignment sees a run of katakana as one
 # word; 26: the glyphs are a side's beyond the other side's, words in angle brackets without an attribute are
-# no tag, months and bases of counting are spelled numbers, an address is ASCII and ends before punctuation).
+# no tag, months and bases of counting are spelled numbers, an address is ASCII and ends before punctuation, %%
+# and a %NAME before a lower-case letter are no named placeholder).
 FEATURE_VERSION = 26
 
 
