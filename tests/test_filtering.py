@@ -719,6 +719,9 @@ def naive_damage(s, t):
     def visible(x):
         return max(sum(not table(SPACE, c) for c in x), 1)
 
+    def glued(x):
+        return sum(table(LOWER, a) and table(UPPER, b) for a, b in zip(x, x[1:]))
+
     def misdecoded(x):  # a lead of two bytes (0xC2-0xDF) before one continuation, of three (0xE0-0xEF) before two
         x += "\n"
         needed = [1 if 0xC2 <= ord(c) < 0xE0 else 2 if 0xE0 <= ord(c) < 0xF0 else 0 for c in x]
@@ -795,6 +798,7 @@ def naive_damage(s, t):
     return [max(glyphs(s) - glyphs(t), 0) / visible(s), max(glyphs(t) - glyphs(s), 0) / visible(t),
             math.log1p(misdecoded(s)), math.log1p(misdecoded(t)), repeats(s), repeats(t),
             max(stutter(s) - stutter(t), 0.0), max(stutter(t) - stutter(s), 0.0),
+            math.log1p(max(glued(s) - glued(t), 0)), math.log1p(max(glued(t) - glued(s), 0)),
             math.log1p(longest_run(s)), math.log1p(longest_run(t)),
             math.log1p(spaced(s)), math.log1p(spaced(t)), float(initial(s) * initial(t) >= 0),
             abs(s_caps - t_caps) if s_cased and t_cased else 0.0, abs(symbols(s) - symbols(t)), copied]
@@ -818,6 +822,8 @@ def test_damage_features_equal_a_per_pair_reference():
                ("the file 𝔸𝔸𝔸 %s %s", "die Datei die Datei Datei 𝔸𝔸𝔸 𝔸𝔸𝔸"),
                ("PDF, HTML from HTML from DocBook", "Package %s is gone. Package %s is gone."),
                ("from %u to %u to", "|ADDR|ADDRの"), ("x  ,;y z ,;y z", "a.b:c d.b:c d"),
+               ("Invalid filename in LibreOffice", "UngültigerDateiname in LibreOffice"),  # glued: 1 beyond
+               ("ErrorOccurred twiceAgain", "Fehler"),
                ("Unpacking %s ...\\n", "Entpacken von %s ...\\n")]  # the glyphs of both sides: none beyond
     src, tgt = src + [d[0] for d in damaged], tgt + [d[1] for d in damaged]
     buckets = 1 << 20
@@ -829,6 +835,8 @@ def test_damage_features_equal_a_per_pair_reference():
     assert (expected[-len(damaged):] != 1).any(axis=0).all()
     assert got[-1, :2].tolist() == [0, 0] and (got[-len(damaged):, :2] > 0).any(axis=0).all()
     from kcooc.filtering.damage import DAMAGE_FEATURES
+    glued = [DAMAGE_FEATURES.index(name) for name in ("glued_src", "glued_tgt")]
+    assert got[src.index("Invalid filename in LibreOffice"), glued] == pytest.approx([0, np.log(2)])
     czech = src.index("Czech: píše, blíž, Ãš")  # Czech's í before š or ž is no misdecoded letter; Ãš is one
     assert got[czech, DAMAGE_FEATURES.index("encoding_src")] == pytest.approx(np.log(2))
     assert got[czech, DAMAGE_FEATURES.index("encoding_tgt")] == pytest.approx(np.log(2))

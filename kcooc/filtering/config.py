@@ -166,6 +166,10 @@ class LearnConfig:
                                   "tokens in a run repeated in place (Print Preview Print Preview) that the other "
                                   "side does not repeat: a fixed prior, so that stuttered or doubled text lowers the "
                                   "score even when no training noise had it (0: off)", Range(0, 10))
+    glued_weight: float = option(2.0, "the score is multiplied by (1 + n)^-beta for the n places of each side where a "
+                                 "lower-case letter is followed at once by a capital that the other side does not "
+                                 "have (UngültigerDateiname): a fixed prior, so that words glued by lost spaces lower "
+                                 "the score even when no training noise had them (0: off)", Range(0, 10))
     languages: bool = option(True, "language ID (when src_lang/tgt_lang are set): the target side's posterior of its "
                              "expected language gates the score, trusted as much as the identifier proved right on "
                              "clean sampled sides of the same length (those that the other features, without the "

@@ -32,6 +32,9 @@ alphabet ratio, repetition, longest common substring):
   ``КЛЮЧ Ключ`` (a metavariable and its gloss) differs in case, ``C C`` and the ``イン イン`` of
   ``ラインインターフェース`` are too short: none is a stutter. A fixed prior of the learned score (priors.py)
   acts on it;
+* ``glued_src`` / ``glued_tgt``: log(1 + n) for the n places where a lower-case letter is followed at once by
+  a capital, beyond the other side's (``UngültigerDateiname``: words glued together by lost spaces; a name
+  written so on both sides, ``LibreOffice``, is none). A fixed prior of the learned score acts on it;
 * ``long_words_src`` / ``long_words_tgt``: log(1 + letters in the side's longest run of letters)
   (words glued together by lost spaces);
 * ``spaced_src`` / ``spaced_tgt``: log(1 + n) for the longest run of n + 1 letters each written as a
@@ -62,8 +65,8 @@ REPEAT_SHIFTS = 256  # the longest immediately repeated run repeats_* looks for,
 HASH_BASE = 1000003  # of the tokens of a repeated run and of the separators around it
 STUTTER_LEAST = 3  # code points of a run stutter_* counts: a letter or kana twice (C C, イン イン) is none
 DAMAGE_FEATURES = ("glyphs_src", "glyphs_tgt", "encoding_src", "encoding_tgt", "repeats_src", "repeats_tgt",
-                   "stutter_src", "stutter_tgt", "long_words_src", "long_words_tgt", "spaced_src", "spaced_tgt",
-                   "initial_case", "caps_gap", "symbols_gap", "copy")
+                   "stutter_src", "stutter_tgt", "glued_src", "glued_tgt", "long_words_src", "long_words_tgt",
+                   "spaced_src", "spaced_tgt", "initial_case", "caps_gap", "symbols_gap", "copy")
 
 _PRIVATE_USE = np.zeros(1 << 16, dtype=bool)
 _PRIVATE_USE[0xE000:0xF900] = True
@@ -93,6 +96,19 @@ def glyph_shares(s: TextStats, t: TextStats, s_visible: np.ndarray, t_visible: n
     s_glyphs, t_glyphs = glyph_counts(s), glyph_counts(t)
     return (np.maximum(s_glyphs - t_glyphs, 0) / np.maximum(s_visible, 1),
             np.maximum(t_glyphs - s_glyphs, 0) / np.maximum(t_visible, 1))
+
+
+def glued_counts(stats: TextStats) -> np.ndarray:
+    """Per sentence, the places where a lower-case letter is followed at once by a capital."""
+    codes = np.minimum(stats.codes, 0xFFFF)
+    glued = LOWER[codes[:-1]] & UPPER[codes[1:]] & (stats.sentence_of[:-1] == stats.sentence_of[1:])
+    return np.bincount(stats.sentence_of[:-1][glued], minlength=stats.lengths.size)
+
+
+def glued(s: TextStats, t: TextStats) -> tuple[np.ndarray, np.ndarray]:
+    """The ``glued_src`` and ``glued_tgt`` features of each pair (see the module docstring)."""
+    s_glued, t_glued = glued_counts(s), glued_counts(t)
+    return np.log1p(np.maximum(s_glued - t_glued, 0)), np.log1p(np.maximum(t_glued - s_glued, 0))
 
 
 def visible_characters(stats: TextStats) -> np.ndarray:
@@ -369,14 +385,14 @@ def _copied_share(s_codes, s_starts, t_codes, t_starts):  # pragma: no cover - c
 
 
 def damage_features(s: TextStats, t: TextStats, s_tokens: tuple, t_tokens: tuple, texts: tuple) -> np.ndarray:
-    """The DAMAGE_FEATURES of each pair, (n, 16) float32; ``s``, ``t``: the sides' text statistics;
+    """The DAMAGE_FEATURES of each pair, (n, 18) float32; ``s``, ``t``: the sides' text statistics;
     ``s_tokens``, ``t_tokens``: their token ids (tokens.token_sequences), ``texts``: their ``lowered`` code
     points."""
     (s_caps, s_cased), (t_caps, t_cased) = case_share(s), case_share(t)
     s_visible, t_visible = visible_characters(s), visible_characters(t)
     columns = [*glyph_shares(s, t, s_visible, t_visible), np.log1p(misdecoded(s)), np.log1p(misdecoded(t)),
                repeat_share(*s_tokens, argument_tokens(texts[0])), repeat_share(*t_tokens, argument_tokens(texts[1])),
-               *stutters(s, t),
+               *stutters(s, t), *glued(s, t),
                np.log1p(longest_letter_run(s)), np.log1p(longest_letter_run(t)),
                np.log1p(spaced_letters(s)), np.log1p(spaced_letters(t)), (initial_case(s) * initial_case(t) >= 0),
                np.where(s_cased & t_cased, np.abs(s_caps - t_caps), 0.0),

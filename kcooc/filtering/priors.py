@@ -21,6 +21,8 @@ the input oriented so that lower is worse:
   agreement's 0 or 1;
 * ``stutter_src``, ``stutter_tgt``: minus the share of a side's tokens in a run repeated in place that the
   other side does not repeat (damage.py);
+* ``glued_src``, ``glued_tgt``: minus log(1 + n) for the n places of a side where a lower-case letter is
+  followed at once by a capital, beyond the other side's (damage.py: words glued by lost spaces);
 * ``char_ratio_above``, ``char_ratio_below``: minus the character ratio's distance from its typical
   value at the pair's length, in units of its spread there (ratios.py), free up to 2.5 spreads;
 * ``align_tgt``, ``align_src`` (``READ_AT_LENGTH``): minus how far the alignment log-likelihood lies
@@ -43,7 +45,8 @@ PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight",
           "encoding_src": "encoding_weight", "encoding_tgt": "encoding_weight",
           "char_ratio_above": "length_weight", "char_ratio_below": "length_weight",
           "align_tgt": "alignment_weight", "align_src": "alignment_weight",
-          "stutter_src": "repeat_weight", "stutter_tgt": "repeat_weight"}
+          "stutter_src": "repeat_weight", "stutter_tgt": "repeat_weight",
+          "glued_src": "glued_weight", "glued_tgt": "glued_weight"}
 ALLOWANCES = {"char_ratio_above": 2.5, "char_ratio_below": 2.5, "align_tgt": 2.0, "align_src": 2.0, "swaps_tgt": 0.5,
               "ending": -1.0}
 SPREADS = {"swaps_tgt": 0.05}  # inputs read in units of their spread: minus this quantile of the clean rows' values,
