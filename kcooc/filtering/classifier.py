@@ -96,7 +96,7 @@ class PairClassifier:
         (``typicality_length_share``), of the target's spelling and swaps (``typicality_word_share``) and of
         every other input (``typicality_share``), and its w (typicality.Typicality).
     order_weight, spelling_weight, mismatch_weight, placeholders_weight, ending_weight, encoding_weight, \
-length_weight, alignment_weight, repeat_weight, glued_weight : float, default 1.0, 0.5, 2.0, 4.0, 0.5, 3.0, 0.5, 0.3, \
+length_weight, alignment_weight, repeat_weight, glued_weight : float, default 1.0, 0.75, 2.0, 4.0, 0.5, 3.0, 0.5, 0.3, \
 8.0, 2.0
         The fixed priors' weights (priors.py says on what each acts).
 
@@ -146,7 +146,7 @@ length_weight, alignment_weight, repeat_weight, glued_weight : float, default 1.
                  source_language_prior: float | None = None, feature_noise: float = 1.0,
                  feature_noise_tail: float = 0.02, typicality_share: float = 0.003,
                  typicality_length_share: float = 0.02, typicality_weight: float = 0.5,
-                 typicality_word_share: float = 0.02, order_weight: float = 1.0, spelling_weight: float = 0.5,
+                 typicality_word_share: float = 0.02, order_weight: float = 1.0, spelling_weight: float = 0.75,
                  mismatch_weight: float = 2.0, encoding_weight: float = 3.0, length_weight: float = 0.5,
                  alignment_weight: float = 0.3, repeat_weight: float = 8.0, language_weight: float = 1.5,
                  placeholders_weight: float = 4.0, ending_weight: float = 0.5, glued_weight: float = 2.0):

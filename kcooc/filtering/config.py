@@ -132,7 +132,7 @@ class LearnConfig:
                                  "sample (minus its 5% quantile, at least 1): a fixed prior on word order, so that "
                                  "misordered words lower the score even when no training noise had them (0: off)",
                                  Range(0, 10))
-    spelling_weight: float = option(0.5, "the score is multiplied by exp(beta s), s <= 0 the target's spelling (the "
+    spelling_weight: float = option(0.75, "the score is multiplied by exp(beta s), s <= 0 the target's spelling (the "
                                     "log share of its least usual word among the corpus's spellings of it after the "
                                     "word before it, Grosse against Größe, non e against non è): a fixed prior on "
                                     "spelling, so that dropped diacritics lower the score even when no training noise "
