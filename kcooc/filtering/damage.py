@@ -90,25 +90,23 @@ def glyph_counts(stats: TextStats) -> np.ndarray:
     return _glyphs(stats.codes, stats.sentence_of, stats.lengths.size, CONTROL, _PRIVATE_USE, _ESCAPE_LETTERS, LETTER)
 
 
+def beyond_other(s_values: np.ndarray, t_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each side's value less the other side's, at least 0: damage one side has and the other has not."""
+    return np.maximum(s_values - t_values, 0), np.maximum(t_values - s_values, 0)
+
+
 def glyph_shares(s: TextStats, t: TextStats, s_visible: np.ndarray, t_visible: np.ndarray) -> tuple:
     """The ``glyphs_src`` and ``glyphs_tgt`` features of each pair: a side's noise glyphs beyond the other
     side's, over its non-space characters (``visible_characters``)."""
-    s_glyphs, t_glyphs = glyph_counts(s), glyph_counts(t)
-    return (np.maximum(s_glyphs - t_glyphs, 0) / np.maximum(s_visible, 1),
-            np.maximum(t_glyphs - s_glyphs, 0) / np.maximum(t_visible, 1))
+    s_beyond, t_beyond = beyond_other(glyph_counts(s), glyph_counts(t))
+    return s_beyond / np.maximum(s_visible, 1), t_beyond / np.maximum(t_visible, 1)
 
 
 def glued_counts(stats: TextStats) -> np.ndarray:
-    """Per sentence, the places where a lower-case letter is followed at once by a capital."""
+    """Per sentence, the places where a lower-case letter is followed at once by a capital (``glued_*``)."""
     codes = np.minimum(stats.codes, 0xFFFF)
     glued = LOWER[codes[:-1]] & UPPER[codes[1:]] & (stats.sentence_of[:-1] == stats.sentence_of[1:])
     return np.bincount(stats.sentence_of[:-1][glued], minlength=stats.lengths.size)
-
-
-def glued(s: TextStats, t: TextStats) -> tuple[np.ndarray, np.ndarray]:
-    """The ``glued_src`` and ``glued_tgt`` features of each pair (see the module docstring)."""
-    s_glued, t_glued = glued_counts(s), glued_counts(t)
-    return np.log1p(np.maximum(s_glued - t_glued, 0)), np.log1p(np.maximum(t_glued - s_glued, 0))
 
 
 def visible_characters(stats: TextStats) -> np.ndarray:
@@ -191,7 +189,7 @@ def stutters(s: TextStats, t: TextStats) -> tuple[np.ndarray, np.ndarray]:
         tokens, separators, separator_sizes = _separators(codes, sentence_of, n, starts, ends, SPACE)
         shares.append(run_share(tokens, np.r_[0, np.cumsum(counts)], np.zeros(tokens.size, dtype=bool),
                                 np.r_[0, np.cumsum(ends - starts)], STUTTER_LEAST, separators, separator_sizes))
-    return np.maximum(shares[0] - shares[1], 0.0), np.maximum(shares[1] - shares[0], 0.0)
+    return beyond_other(shares[0], shares[1])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -392,7 +390,7 @@ def damage_features(s: TextStats, t: TextStats, s_tokens: tuple, t_tokens: tuple
     s_visible, t_visible = visible_characters(s), visible_characters(t)
     columns = [*glyph_shares(s, t, s_visible, t_visible), np.log1p(misdecoded(s)), np.log1p(misdecoded(t)),
                repeat_share(*s_tokens, argument_tokens(texts[0])), repeat_share(*t_tokens, argument_tokens(texts[1])),
-               *stutters(s, t), *glued(s, t),
+               *stutters(s, t), *(np.log1p(beyond) for beyond in beyond_other(glued_counts(s), glued_counts(t))),
                np.log1p(longest_letter_run(s)), np.log1p(longest_letter_run(t)),
                np.log1p(spaced_letters(s)), np.log1p(spaced_letters(t)), (initial_case(s) * initial_case(t) >= 0),
                np.where(s_cased & t_cased, np.abs(s_caps - t_caps), 0.0),
