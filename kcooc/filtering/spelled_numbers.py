@@ -70,8 +70,7 @@ _HAN = {"〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "�
 
 def _values_of_words() -> dict[str, tuple[int, ...]]:
     values: dict[str, tuple[int, ...]] = {}
-    months = {month: words for month, words in enumerate(_MONTHS, start=1)}
-    for value, words in [*_WORDS.items(), *months.items(), *_BASES.items()]:
+    for value, words in [*_WORDS.items(), *enumerate(_MONTHS, start=1), *_BASES.items()]:
         for word in words.split():
             values[word] = values.get(word, ()) + (value,)
     return values
