@@ -1,11 +1,14 @@
-"""Foreign letters (kcooc/filtering/charsets.py) and the gate factor they give (gate.py)."""
+"""Foreign letters (kcooc/filtering/charsets.py), the gate factor they give (gate.py) and the rivals a side's
+alphabet rules out."""
 
 import unicodedata
 
 import numpy as np
 
-from kcooc.filtering.charsets import ALPHABETS, CODE_PAGES, foreign_shares
+from kcooc.filtering.charsets import ALPHABETS, CODE_PAGES, declared_posterior, foreign_shares
 from kcooc.filtering.gate import FOREIGN_POWER, LanguageGate
+from kcooc.langid import LanguageIdentifier
+from kcooc.text import lowered
 
 from conftest import DATA
 
@@ -82,3 +85,35 @@ def test_a_side_with_letters_its_language_does_not_write_loses_its_score_at_any_
     np.testing.assert_allclose(gate.factors(rows)[:, 0], expected)
     assert np.all(np.diff(gate.factors(rows)[:, 0]) < 0)
     assert gate.factors(rows)[2, 0] < 0.05  # one letter in five: a short Chinese string such as 表格单元格
+
+
+def naive_declared_posterior(text, code, identifier):
+    """The definition, language by language: the identifier's posterior renormalised over the languages whose
+    alphabet holds every Cyrillic letter of the text (every language without an alphabet here, and ``code``)."""
+    log_posteriors = identifier.log_probabilities([text])[0].astype(np.float64)
+    letters = {c for c in text.lower() if c.isalpha() and unicodedata.name(c, "").startswith("CYRILLIC")}
+    kept = [k for k, language in enumerate(identifier.languages)
+            if language == code or language not in ALPHABETS or letters <= set(ALPHABETS[language])]
+    return np.exp(log_posteriors[identifier.languages.index(code)]) / np.exp(log_posteriors[kept]).sum()
+
+
+def test_the_declared_posterior_leaves_out_the_rivals_whose_alphabet_lacks_a_letter_of_the_side():
+    """Real Debian lines of Russian, Ukrainian and other languages, a Ukrainian one the identifier reads as Russian
+    (і rules Russian out), mixed and empty strings; the declared language is never ruled out, and a side without
+    Cyrillic letters keeps the identifier's posterior to the bit."""
+    with open(f"{DATA}/langid-lines.tsv", encoding="utf-8") as f:
+        texts = [line.rstrip("\n").split("\t")[2] for line in f]
+    texts += ["Багатопотоковий сканер портів", "Київ, Ёлка", "Вы уверены?", "", "Größe 12", "Ђорђе и Љубица"]
+    identifier = LanguageIdentifier()
+    posteriors = identifier.log_probabilities(texts)
+    for code in ("ru", "uk", "bg", "sr", "kk", "de"):
+        got = declared_posterior(posteriors, identifier.languages, code, lowered(texts))
+        want = [naive_declared_posterior(t, code, identifier) for t in texts]
+        np.testing.assert_allclose(got, want, rtol=1e-3)  # the identifier's logs are float32
+        plain = [k for k, t in enumerate(texts) if not any("\u0400" <= c <= "\u052f" for c in t)]
+        assert np.array_equal(got[plain], identifier.probability([texts[k] for k in plain], code))
+    ukrainian = texts.index("Багатопотоковий сканер портів")
+    assert identifier.predict([texts[ukrainian]])[0] == "ru"
+    assert declared_posterior(posteriors, identifier.languages, "uk", lowered(texts))[ukrainian] > 0.99
+    both = texts.index("Київ, Ёлка")  # letters of no single alphabet: only the declared language stays possible
+    assert declared_posterior(posteriors, identifier.languages, "ru", lowered(texts))[both] > 0.99

@@ -18,6 +18,14 @@ corpora (Debian's package descriptions and program catalogues) has a Ukrainian l
 Ukrainian ones have a Russian letter (one a typo: ``звітыв``). Latin alphabets are not used this way:
 names and terms copied in Latin script (Dvořák, Nikšić, François) are where a Polish or Italian side
 has letters Polish or Italian does not write.
+
+The same alphabets rule out the identifier's rivals (``declared_posterior``): a side that writes ї or є is no
+Russian, Bulgarian or Belarusian text, one that writes ы or э no Ukrainian, Bulgarian, Serbian or Macedonian
+one, whatever its byte n-grams suggest; the posterior of the declared language is taken among the languages
+whose alphabet holds every Cyrillic letter of the side (the declared language itself always stays: its own
+foreign letters are ``foreign_shares``' evidence). On the short program messages of the benchmark's
+Ukrainian corpus the identifier puts 14% of the clean targets below 1/2 for Ukrainian, most often Russian or
+Belarusian; a sixth of those hold a letter that rules the rival out.
 """
 
 from __future__ import annotations
@@ -50,7 +58,11 @@ ALPHABETS = {
     "bg": "абвгдежзийклмнопрстуфхцчшщъьюяѝ",
     "sr": "абвгдђежзијклљмнњопрстћуфхцчџш",
     "mk": "абвгдѓежзѕијклљмнњопрстќуфхцчџш",
+    "kk": "аәбвгғдеёжзийкқлмнңоөпрстуұүфхһцчшщъыіьэюя",
+    "ky": "абвгдеёжзийклмнңоөпрстуүфхцчшщъыьэюя",
+    "mn": "абвгдеёжзийклмноөпрстуүфхцчшщъыьэюя",
 }
+CYRILLIC = (0x400, 0x530)  # the Cyrillic blocks a legacy code page can encode
 
 
 @lru_cache(maxsize=None)
@@ -58,7 +70,7 @@ def _outside(alphabet: str) -> re.Pattern | None:
     """A pattern of the Cyrillic letters (of the blocks a legacy page can encode) outside ``alphabet``."""
     if not alphabet:
         return None
-    letters = (chr(code) for code in range(0x400, 0x530))
+    letters = (chr(code) for code in range(*CYRILLIC))
     return re.compile("[" + "".join(c for c in letters if c.isalpha() and c.lower() not in alphabet) + "]")
 
 
@@ -100,3 +112,40 @@ def foreign_shares(texts: list[str], code: str | None, others: list[str]) -> np.
         shares[i] = sum(_foreign(char, codec, alphabet) and char not in copied for char in letters) / max(
             len(letters), 1)
     return shares
+
+
+@lru_cache(maxsize=None)
+def _lacking(languages: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The columns of the ``languages`` with an alphabet here, and per Cyrillic code point the bits (one a column)
+    of those whose alphabet lacks the (lower-case) letter."""
+    columns = np.array([k for k, code in enumerate(languages) if code in ALPHABETS], dtype=np.int64)
+    bits = np.zeros(CYRILLIC[1] - CYRILLIC[0], dtype=np.int64)
+    for bit, k in enumerate(columns):
+        bits |= np.array([char.isalpha() and char not in ALPHABETS[languages[k]]
+                          for char in map(chr, range(*CYRILLIC))], dtype=np.int64) << bit
+    return columns, bits
+
+
+def declared_posterior(log_posteriors: np.ndarray, languages: tuple[str, ...], code: str, text: tuple
+                       ) -> np.ndarray:
+    """P(``code`` | side) from the identifier's ``log_posteriors`` (sides x ``languages``), renormalised over the
+    languages whose alphabet holds every Cyrillic letter of the side, ``code`` always among them (see the module
+    docstring); ``text``: the sides' ``lowered`` code points. Float64."""
+    codes, sentence_of, n = text
+    column = languages.index(code)
+    probability = np.exp(np.asarray(log_posteriors[:, column], dtype=np.float64))
+    columns, bits = _lacking(tuple(languages))
+    cyrillic = (codes >= CYRILLIC[0]) & (codes < CYRILLIC[1])
+    sides = sentence_of[cyrillic]  # ascending: the code points are in the sides' order
+    starts = np.flatnonzero(np.diff(sides, prepend=-1))
+    lacked = np.zeros(n, dtype=np.int64)
+    if starts.size:
+        lacked[sides[starts]] = np.bitwise_or.reduceat(bits[codes[cyrillic] - CYRILLIC[0]], starts)
+    rows = np.flatnonzero(lacked)
+    ruled_out = np.zeros((rows.size, len(languages)), dtype=bool)
+    ruled_out[:, columns] = (lacked[rows, None] >> np.arange(columns.size)) & 1
+    ruled_out[:, column] = False
+    kept = np.where(ruled_out, np.float32(-np.inf), log_posteriors[rows])
+    kept -= kept.max(axis=1)[:, None]  # the top is finite: the declared language is kept
+    probability[rows] = np.exp(kept[:, column].astype(np.float64)) / np.exp(kept).sum(axis=1, dtype=np.float64)
+    return probability

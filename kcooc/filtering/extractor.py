@@ -8,7 +8,7 @@ import numpy as np
 
 from ..text import TextStats, lowered
 from .alignment import ALIGNMENT_FEATURES, AlignmentModel
-from .charsets import foreign_shares
+from .charsets import declared_posterior, foreign_shares
 from .corpus import CORPUS_FEATURES, CorpusModel
 from .damage import DAMAGE_FEATURES, damage_features
 from .features import LANGUAGE_FEATURES, PAIR_FEATURES, pair_features, pair_items
@@ -54,7 +54,9 @@ class FeatureExtractor:
         columns = [pair_features(src, tgt, s, t, items), mismatch_features(*items, len(src)),
                    damage_features(s, t, *tokens, texts)]
         for side, code in zip(self.sides, self.languages):
-            columns.append(self.identifier.probability((src, tgt)[side], code).astype(np.float32)[:, None])
+            posteriors = self.identifier.log_probabilities((src, tgt)[side])
+            columns.append(declared_posterior(posteriors, self.identifier.languages, code, texts[side])
+                           .astype(np.float32)[:, None])
         for side, code in zip(self.sides, self.languages):
             columns.append(foreign_shares((src, tgt)[side], code, (tgt, src)[side])[:, None])
         return np.hstack(columns)

@@ -2,7 +2,8 @@
 posterior of each side's declared language, trusted as much as the identifier proved right on the
 corpus's clean sides of the same length.
 
-For a gated side, P is the identifier's posterior of the side's declared language and q the
+For a gated side, P is the identifier's posterior of the side's declared language (among the languages whose
+alphabet holds the side's Cyrillic letters: charsets.declared_posterior) and q the
 probability that the side is nevertheless in it when the identifier says no, by Bayes with a prior
 share ``prior`` of right-language sides and the share r of clean sides of that length whose log
 posterior is as low (at most the first of ``LOG_POSTERIOR_EDGES`` at or above the side's; measured
@@ -46,6 +47,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from ..text import lowered
+from .charsets import declared_posterior
 from .priors import check_weight
 
 GATED = ("tgt_lang",)  # the language-ID posteriors that always gate (the source's only with a source prior)
@@ -170,7 +173,8 @@ def declared_language_share(texts: list[str], language: str) -> tuple[float, int
     if len(long) < LONG_SIDES_NEEDED:
         return None
     identifier = LanguageIdentifier()
-    agree = identifier.probability(long, language) >= 0.5
+    posteriors = identifier.log_probabilities(long)
+    agree = declared_posterior(posteriors, identifier.languages, language, lowered(long)) >= 0.5
     others = identifier.predict([text for text, right in zip(long, agree) if not right])
     codes, counts = np.unique(others, return_counts=True)
     return float(agree.mean()), len(long), str(codes[counts.argmax()]) if counts.size else language

@@ -41,8 +41,9 @@ KIND = "filter"
 # order prior reads the swaps in units of their spread on the sample; 25: the alignment sees a run of katakana as one
 # word; 26: the glyphs are a side's beyond the other side's, words in angle brackets without an attribute are
 # no tag, months and bases of counting are spelled numbers, an address is ASCII and ends before punctuation, %%
-# and a %NAME before a lower-case letter are no named placeholder; the glued words).
-FEATURE_VERSION = 26
+# and a %NAME before a lower-case letter are no named placeholder; the glued words; 27: the language posteriors
+# are among the languages whose alphabet holds the side's Cyrillic letters).
+FEATURE_VERSION = 27
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
