@@ -117,3 +117,19 @@ def test_the_declared_posterior_leaves_out_the_rivals_whose_alphabet_lacks_a_let
     assert declared_posterior(posteriors, identifier.languages, "uk", lowered(texts))[ukrainian] > 0.99
     both = texts.index("Київ, Ёлка")  # letters of no single alphabet: only the declared language stays possible
     assert declared_posterior(posteriors, identifier.languages, "ru", lowered(texts))[both] > 0.99
+
+
+def test_the_filter_reads_a_side_in_its_language_by_the_declared_posterior():
+    """The learned score's ``tgt_lang`` feature is that posterior: a Ukrainian message the identifier alone puts in
+    Russian is Ukrainian to the filter, a Russian one stays doubted as Ukrainian."""
+    from kcooc.filtering.extractor import FeatureExtractor, feature_names
+    from kcooc.text import TextStats
+
+    names = feature_names("en", "uk")
+    src, tgt = ["Multithreaded port scanner", "Are you sure?"], ["Багатопотоковий сканер портів", "Вы уверены?"]
+    features = FeatureExtractor(names, "en", "uk").pair(src, tgt, TextStats(src), TextStats(tgt))
+    posterior = features[:, names.index("tgt_lang")]
+    assert posterior[0] > 0.99 and posterior[1] < 0.01
+    identifier = LanguageIdentifier()
+    np.testing.assert_array_equal(posterior, declared_posterior(identifier.log_probabilities(tgt), identifier.languages,
+                                                                "uk", lowered(tgt)).astype(np.float32))
