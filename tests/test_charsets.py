@@ -15,12 +15,17 @@ from conftest import DATA
 
 def naive_share(text, code, other):
     """The definition, letter by letter: a non-Latin letter the code page cannot encode (a Cyrillic one outside
-    the alphabet, for a language that has one), absent from the other side."""
+    the alphabet, for a language that has one; for Japanese without kana, a kanji of JIS X 0208's second level,
+    whose EUC-JP bytes start with 0xD0-0xF4, rows 48-84), absent from the other side."""
+    kana = any(unicodedata.name(c, "").startswith(("HIRAGANA", "KATAKANA", "HALFWIDTH KATAKANA")) for c in text)
+
     def foreign(c):
         if not c.isalpha() or unicodedata.name(c, "").startswith("LATIN") or c in other:
             return False
         if code in ALPHABETS and unicodedata.name(c, "").startswith("CYRILLIC"):
             return c.lower() not in ALPHABETS[code]
+        if code == "ja" and not kana and 0xD0 <= c.encode("euc_jp", "replace")[0] <= 0xF4:
+            return True
         try:
             c.encode(CODE_PAGES[code])
             return False
@@ -47,6 +52,12 @@ def test_foreign_shares_are_the_letter_by_letter_definition_on_real_sides():
     assert shares[-5] == np.float32(2 / 6)  # letters beyond the BMP count as letters too
     assert shares[-4] == np.float32(3 / 6)  # 围 바 둑; Latin letters and letters the source has do not count
     assert shares[-3] == shares[-2] == shares[-1] == 0
+    # second-level kanji: foreign on a side without kana (Chinese 从, 档), not amid kana (綺麗), not when copied
+    kanji = ["从下向上", "文档", "綺麗に印刷", "ﾌｧｲﾙ 从", "康熙", "区域"]
+    np.testing.assert_allclose(foreign_shares(kanji, "ja", ["x", "x", "x", "x", "熙", "x"]),
+                               [0.25, 0.5, 0, 0, 0, 0])
+    np.testing.assert_allclose(foreign_shares(kanji, "ja", ["x"] * 6),
+                               [naive_share(t, "ja", "x") for t in kanji], rtol=1e-6)
     # Cyrillic in a side declared German; a language without a code page here, and no language: nothing
     assert foreign_shares(["Größe", "Размер"], "de", ["Size", "Size"]).tolist() == [0.0, 1.0]
     assert not foreign_shares(["对象颜色"], "zh", ["x"]).any() and not foreign_shares(["对象颜色"], None, ["x"]).any()

@@ -42,8 +42,9 @@ KIND = "filter"
 # word; 26: the glyphs are a side's beyond the other side's, words in angle brackets without an attribute are
 # no tag, months and bases of counting are spelled numbers, an address is ASCII and ends before punctuation, %%
 # and a %NAME before a lower-case letter are no named placeholder; the glued words; 27: the language posteriors
-# are among the languages whose alphabet holds the side's Cyrillic letters).
-FEATURE_VERSION = 27
+# are among the languages whose alphabet holds the side's Cyrillic letters; 28: a second-level kanji on a Japanese
+# side without kana is a foreign letter).
+FEATURE_VERSION = 28
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,
