@@ -74,13 +74,15 @@ CYRILLIC = (0x400, 0x530)  # the Cyrillic blocks a legacy code page can encode
 KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9d]")  # hiragana, katakana (also half-width)
 
 
+def _letters_outside(alphabet: str) -> list[str]:
+    """The Cyrillic letters (of the blocks a legacy page can encode) whose lower case is not in ``alphabet``."""
+    return [c for c in map(chr, range(*CYRILLIC)) if c.isalpha() and c.lower() not in alphabet]
+
+
 @lru_cache(maxsize=None)
 def _outside(alphabet: str) -> re.Pattern | None:
-    """A pattern of the Cyrillic letters (of the blocks a legacy page can encode) outside ``alphabet``."""
-    if not alphabet:
-        return None
-    letters = (chr(code) for code in range(*CYRILLIC))
-    return re.compile("[" + "".join(c for c in letters if c.isalpha() and c.lower() not in alphabet) + "]")
+    """A pattern of the Cyrillic letters outside ``alphabet`` (None without an alphabet)."""
+    return re.compile("[" + "".join(_letters_outside(alphabet)) + "]") if alphabet else None
 
 
 @lru_cache(maxsize=1 << 16)
@@ -145,8 +147,7 @@ def _lacking(languages: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     columns = np.array([k for k, code in enumerate(languages) if code in ALPHABETS], dtype=np.int64)
     bits = np.zeros(CYRILLIC[1] - CYRILLIC[0], dtype=np.int64)
     for bit, k in enumerate(columns):
-        bits |= np.array([char.isalpha() and char not in ALPHABETS[languages[k]]
-                          for char in map(chr, range(*CYRILLIC))], dtype=np.int64) << bit
+        bits[[ord(c) - CYRILLIC[0] for c in _letters_outside(ALPHABETS[languages[k]])]] |= 1 << bit
     return columns, bits
 
 

@@ -175,6 +175,6 @@ def declared_language_share(texts: list[str], language: str) -> tuple[float, int
     identifier = LanguageIdentifier()
     posteriors = identifier.log_probabilities(long)
     agree = declared_posterior(posteriors, identifier.languages, language, lowered(long)) >= 0.5
-    others = identifier.predict([text for text, right in zip(long, agree) if not right])
+    others = np.asarray(identifier.languages)[posteriors[~agree].argmax(axis=1)]  # what predict() names
     codes, counts = np.unique(others, return_counts=True)
     return float(agree.mean()), len(long), str(codes[counts.argmax()]) if counts.size else language
