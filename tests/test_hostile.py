@@ -211,6 +211,38 @@ def test_a_signal_a_library_wrapped_still_ends_the_run_as_that_signal(signal_err
     assert ("initialization failed" in capsys.readouterr().err) == (code == 1)
 
 
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
+@pytest.mark.parametrize("swallowed", ["bare except", "wrapped, except Exception"])
+@pytest.mark.parametrize("signum,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_a_library_swallowed_still_ends_the_run(signum, code, swallowed, capsys, tmp_path):
+    """The signal's exception raised where a library swallows it (Cython's module init: ``except: pass``;
+    matplotlib's ``except Exception`` around the Axes3D import, whose class creation Python 3.11 wraps
+    in RuntimeError): the run does not go on to write its summary (a FIFO there: blocked for ever), it
+    ends as that signal."""
+    from kcooc.cli.runtime import guarded, write_summary
+
+    summary = tmp_path / "run.json"
+
+    def run():
+        caught = BaseException if swallowed == "bare except" else Exception
+        try:
+            try:
+                signal.raise_signal(signum)  # the handler raises here
+            except BaseException as exc:
+                if swallowed == "bare except":
+                    raise
+                raise RuntimeError("Error calling __set_name__") from exc
+        except caught:
+            pass
+        write_summary(str(summary), {"command": "test"})
+
+    with pytest.raises(SystemExit) as ended:
+        guarded(run)()
+    assert ended.value.code == code
+    assert not summary.exists()
+    assert ("terminated" if signum == signal.SIGTERM else "interrupted") in one_line(capsys.readouterr().err)
+
+
 @pytest.mark.parametrize("name", RUNS)
 def test_next_run_removes_what_a_killed_run_left(name, inputs, tmp_path):
     """SIGKILL (nothing can clean up), plus temporaries named as a run names them with the dead pid; the

@@ -18,7 +18,7 @@ from ..cli.options import (
     report_option,
     seed_option,
 )
-from ..cli.runtime import LOG, guarded, load_config, progress, require, run_options, write_summary
+from ..cli.runtime import LOG, guarded, load_config, progress, raise_if_signalled, require, run_options, write_summary
 from ..config import to_dict
 from ..errors import InputError
 from ..io.compression import COMPRESSED_SUFFIXES
@@ -309,6 +309,7 @@ def plot_command(input_path, output, title, quiet, summary_path):
                 raise InputError(f"{input_path}: {exc}") from None
         with atomic_output(output, binary=True) as out:
             inertia = biplot(rows, columns, counts, output, out, title or os.path.basename(input_path))
+            raise_if_signalled()  # a SIGINT that matplotlib's import swallowed: no plot
         click.echo("principal inertias: " + ", ".join(f"{v:.4f}" for v in inertia))
         write_summary(summary_path, {"command": "ca plot", "input": input_path, "output": output,
                                      "principal_inertias": [float(v) for v in inertia]})

@@ -8,6 +8,7 @@ label that moved away from its point."""
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -98,9 +99,13 @@ def biplot(rows: list[str], columns: list[str], N: np.ndarray, path: str, out, t
     """Draw the symmetric CA map to the binary file ``out`` in the format of ``path``'s extension;
     returns the principal inertias shown."""
     file_format, metadata = plot_format(path)
-    matplotlib = import_optional("matplotlib", "by kcooc ca plot")
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    with warnings.catch_warnings():
+        # a 3D axes that fails to import (a SIGINT landing in it, whose exception matplotlib catches and which
+        # raise_if_signalled then raises again) is no concern of a 2D map: no warning line on stderr
+        warnings.filterwarnings("ignore", message="Unable to import Axes3D", category=UserWarning)
+        matplotlib = import_optional("matplotlib", "by kcooc ca plot")
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
 
     F, G, inertia = principal_coordinates(N)
     total = CAOperator(sp.csr_matrix(np.asarray(N, dtype=np.float64))).total_inertia()

@@ -60,9 +60,12 @@ def guarded(command: Callable) -> Callable:
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
+        caught = None
         try:
-            with signals_unwind():
-                return command(*args, **kwargs)
+            with signals_unwind() as caught:
+                result = command(*args, **kwargs)
+                raise_if_signalled()  # the run went on after the signal: a library swallowed its exception
+                return result
         except KcoocError as exc:
             fail(with_option(exc), exc.exit_code)
         except BrokenPipeError:  # e.g. `kcooc phsic score ... | head`
@@ -73,7 +76,7 @@ def guarded(command: Callable) -> Callable:
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
         except Exception as exc:  # noqa: BLE001 - the contract is "never a traceback" (unless asked: -v)
-            signalled = interrupt_behind(exc)
+            signalled = interrupt_behind(exc) or (caught.exception() if caught is not None else None)
             if signalled is not None:  # a library wrapped it (pybind11: ImportError "initialization failed")
                 interrupted(signalled)
             if os.environ.get("KCOOC_DEBUG"):
@@ -115,29 +118,64 @@ def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
     return None
 
 
+class Caught:
+    """The signal a :func:`signals_unwind` block caught, if any (``signum`` None: none)."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def exception(self) -> KeyboardInterrupt | None:
+        """A new exception of the caught signal (:class:`Terminated`, KeyboardInterrupt), or None."""
+        if self.signum is None:
+            return None
+        return Terminated() if self.signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+_CAUGHT: list[Caught] = []  # the running signals_unwind blocks' signals, innermost last
+
+
+def raise_if_signalled() -> None:
+    """Raise again the exception of a signal that the running :func:`signals_unwind` block caught.
+
+    The handler raises it once, wherever the main thread is, and the run is meant to unwind from
+    there; but a library may swallow it: Cython's module initialisation (``except: pass`` around its
+    ``Sequence.register``), or ``except Exception`` around an exception that wraps it (matplotlib's
+    import of the 3D axes, whose class creation Python 3.11 wraps in RuntimeError). The run then
+    goes on with the signal's default action restored, and would finish, or block for ever on a
+    FIFO nobody reads. Called before a run's last steps (its summary, its return)."""
+    exc = _CAUGHT[-1].exception() if _CAUGHT else None
+    if exc is not None:
+        raise exc
+
+
 @contextlib.contextmanager
-def signals_unwind() -> Iterator[None]:
+def signals_unwind() -> Iterator[Caught]:
     """SIGTERM and SIGINT raise in the main thread (:class:`Terminated`, KeyboardInterrupt) for the
     block, so that the run unwinds: its temporaries, scratch directories and lock are removed, its
     worker processes stopped, its previous outputs left as they were. A second signal during that
-    cleanup ends the process at once (the next run removes what is left)."""
+    cleanup ends the process at once (the next run removes what is left). Yields the block's
+    :class:`Caught` (see :func:`raise_if_signalled`)."""
+    caught = Caught()
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield caught
         return
 
     def unwind(signum, frame):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        caught.signum = signum
         raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
     saved = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    _CAUGHT.append(caught)
     for signum in saved:
         signal.signal(signum, unwind)
     try:
-        yield
+        yield caught
     finally:
         for signum, handler in saved.items():
             signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        _CAUGHT.remove(caught)
 
 
 LOG = logging.getLogger("kcooc")
@@ -248,6 +286,7 @@ def progress(quiet: bool, unit: str = "pairs") -> tqdm:
 
 
 def write_summary(path: str | None, summary: dict[str, Any]) -> None:
+    raise_if_signalled()  # not a summary (nor a wait on a FIFO) for a run that a signal stopped
     if path:
         with atomic_output(path) as out:
             out.write(json.dumps(summary, sort_keys=True) + "\n")
