@@ -271,11 +271,10 @@ def test_learned_score_explains_drops_and_reports_its_validation(tmp_path, detec
     assert 0.5 <= classifier["validation_accuracy"] <= 1 and 0.8 < classifier["validation_roc_auc"] <= 1
     rows = annotated_rows(tmp_path / "why.tsv")
     names = {"src_chars", "tgt_chars", "char_ratio", "word_ratio", "numbers", "placeholders", "urls", "capitals",
-             "punctuation", "ending", "src_lang", "tgt_lang", "phsic", "fluency_src", "fluency_tgt", "words_src",
-             "words_tgt", "numbers_mismatch", "placeholders_mismatch", "glyphs_src", "glyphs_tgt", "repeats_src",
-             "repeats_tgt", "stutter_src", "stutter_tgt", "glued_src", "glued_tgt", "long_words_src", "long_words_tgt",
-             "caps_gap",
-             "symbols_gap", "copy", "align_tgt",
+             "punctuation", "ending", "sentences", "src_lang", "tgt_lang", "phsic", "fluency_src", "fluency_tgt",
+             "words_src", "words_tgt", "numbers_mismatch", "placeholders_mismatch", "glyphs_src", "glyphs_tgt",
+             "repeats_src", "repeats_tgt", "stutter_src", "stutter_tgt", "glued_src", "glued_tgt", "long_words_src",
+             "long_words_tgt", "caps_gap", "symbols_gap", "copy", "align_tgt",
              "align_src", "cover_src", "cover_tgt", "order", "token_ratio", "encoding_src", "encoding_tgt",
              "spaced_src", "spaced_tgt", "initial_case", "spelling_src", "spelling_tgt", "swaps_src", "swaps_tgt",
              "foreign_src", "foreign_tgt"}

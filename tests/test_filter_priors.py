@@ -7,23 +7,25 @@ from kcooc.errors import KcoocError
 from kcooc.filtering.classifier import PairClassifier
 from kcooc.filtering.priors import PRIORS, FixedPriors, check_weights
 
-NAMES = ["src_chars", "tgt_chars", "align_tgt", "align_src", "swaps_tgt", "char_ratio_above", "ending", "glued_tgt"]
-ORIENTATION = np.array([0, 0, 1, 1, 1, -1, 1, -1])
+NAMES = ["src_chars", "tgt_chars", "align_tgt", "align_src", "swaps_tgt", "char_ratio_above", "ending", "glued_tgt",
+         "sentences"]
+ORIENTATION = np.array([0, 0, 1, 1, 1, -1, 1, -1, 1])
 WEIGHTS = {**dict.fromkeys(PRIORS.values(), 0.0), "order_weight": 0.3, "length_weight": 0.5, "alignment_weight": 0.7,
-           "ending_weight": 0.4, "glued_weight": 2.0}
+           "ending_weight": 0.4, "glued_weight": 2.0, "sentences_weight": 1.5}
 
 
 def rows(n, seed):
     rng = np.random.default_rng(seed)
     return np.column_stack([rng.normal(4, 0.5, n), rng.normal(4, 0.5, n), rng.normal(-3, 1, n), rng.normal(-3, 1, n),
                             -rng.exponential(1, n) * (rng.random(n) < 0.5), rng.exponential(1.5, n),
-                            (rng.random(n) > 0.2).astype(np.float64), np.log1p(rng.poisson(0.1, n))])
+                            (rng.random(n) > 0.2).astype(np.float64), np.log1p(rng.poisson(0.1, n)),
+                            (1 + (breaks := rng.poisson(0.3, (2, n))).min(axis=0)) / (1 + breaks.max(axis=0))])
 
 
 def naive_log_factors(sample, X):
     """The alignments (fewer than two shares' worth of rows: one share) read against the sample's median and median
     absolute deviation; the swaps against minus the sample's 5% quantile of them; minus the weight where the sides
-    end differently (ending 0); twice the glued places' log(1 + n)."""
+    end differently (ending 0); twice the glued places' log(1 + n); 1.5 times how far the sentences disagree."""
     out = np.zeros(X.shape)
     for j in (2, 3):
         median = np.median(sample[:, j])
@@ -35,6 +37,7 @@ def naive_log_factors(sample, X):
     out[:, 5] = -0.5 * np.maximum(np.nan_to_num(X[:, 5]) - 2.5, 0)
     out[:, 6] = -0.4 * (1 - np.nan_to_num(X[:, 6], nan=1.0))
     out[:, 7] = -2.0 * np.nan_to_num(X[:, 7])  # (1 + n)^-2 for n glued places
+    out[:, 8] = -1.5 * (1 - np.nan_to_num(X[:, 8], nan=1.0))  # exp(-1.5 (1 - a)), a the sentences' agreement
     return out
 
 
@@ -85,9 +88,9 @@ def test_the_alignment_is_read_at_the_pairs_length():
     length = np.r_[np.full(1000, 2.5), np.full(1000, 5.0)]
     spread = np.where(length > 3, 0.2, 1.0)
     sample = np.column_stack([length, length, rng.normal(-3, 1, 2000) * spread, rng.normal(-3, 1, 2000) * spread,
-                              np.zeros(2000), np.zeros(2000), np.ones(2000), np.zeros(2000)])
+                              np.zeros(2000), np.zeros(2000), np.ones(2000), np.zeros(2000), np.ones(2000)])
     priors = FixedPriors(NAMES, ORIENTATION, WEIGHTS).fit(sample)
-    probe = np.array([[2.5, 2.5, -3 - 3.0, -3, 0, 0, 1, 0], [5.0, 5.0, -0.6 - 3.0, -0.6, 0, 0, 1, 0]])
+    probe = np.array([[2.5, 2.5, -3 - 3.0, -3, 0, 0, 1, 0, 1], [5.0, 5.0, -0.6 - 3.0, -0.6, 0, 0, 1, 0, 1]])
     factors = priors.log_factors(probe)[:, 2]
     assert factors[0] > factors[1] and factors[1] < -1
 

@@ -22,7 +22,7 @@ from kcooc.filtering.select import select
 from kcooc.filtering.sentences import SentenceCounts, sentence_keys
 from kcooc.filtering.workspace import Workspace
 from kcooc.phsic.model import PHSIC
-from kcooc.text import LANGUAGE_SCRIPTS, SCRIPT_RANGES, TextStats, lowered
+from kcooc.text import LANGUAGE_SCRIPTS, SCRIPT_RANGES, SPACE, TextStats, lowered
 
 from conftest import DATA
 
@@ -348,6 +348,9 @@ FORMAT_PAIRS = [
     ("Hello %(name)s, ${HOME} is set", "こんにちは %(name)s"),
     ("The GNU Image Manipulation Program", "GNU 画像編集プログラム"),
     ("Nothing here!", "何もない！"), ("", "空"), ("a", ""),
+    ("Saved. Close it now? Yes!", "保存しました。今閉じますか？ はい！"), ("Loading... please wait", "読み込み中…"),
+    ('He said "Done." Then left. v1.2 e.g.x', "「完了。」と言った。 ＯＫ．次"), ("A.\u00a0B.\u2003C", "一。\u3000二。"),
+    ("Use e.g. this, etc. and 2. lépés. Stb. ok", "Pl. ezt, stb. és ⁂. ÉS! 𝐀"),
 ]
 
 
@@ -428,13 +431,29 @@ def naive_pair_features(s, t):
         last = text.rstrip()[-1:]
         return next((k for k, cls in enumerate(feat._PUNCTUATION_CLASSES, 1) if last and last in cls), 0)
 
+    def breaks(text):  # marks that end a sentence with more of the text after them
+        def space(c):
+            return bool(SPACE[min(ord(c), 0xFFFF)])
+
+        count = 0
+        for i, c in enumerate(text):
+            after, rest = text[i + 1 : i + 2] or "\n", text[i + 1 :]
+            more = [r for r in rest if not space(r)]
+            if c in ".!?…" and space(after) and more and not (ord(more[0]) < 0x10000 and more[0].islower()):
+                count += 1
+            elif c in "。！？｡．" and after not in ")]}）」』】〕》〉\"'”’»。！？｡．.!?…" and more:
+                count += 1
+        return count
+
     ps, pt = punctuation(s), punctuation(t)
     high = sum(map(max, ps, pt))
+    bs, bt = breaks(s), breaks(t)
     return [math.log1p(len(s)), math.log1p(len(t)), math.log1p(len(t)) - math.log1p(len(s)),
             math.log1p(len(t.split())) - math.log1p(len(s.split())),
             agreement(*map(set, naive_pair_numbers(s, t))),
             *[agreement(naive_items(s, k), naive_items(t, k)) for k in feat.AGREEMENT[1:]],
-            sum(map(min, ps, pt)) / high if high else 1.0, float(ending(s) == ending(t))]
+            sum(map(min, ps, pt)) / high if high else 1.0, float(ending(s) == ending(t)),
+            (1 + min(bs, bt)) / (1 + max(bs, bt))]
 
 
 @pytest.mark.parametrize("pair", ["en-ja", "en-de", "en-fr"])
@@ -451,6 +470,8 @@ def test_pair_features_equal_a_per_pair_reference(pair):
     rows = {s: row for s, row in zip(src, got)}
     assert rows["Delete %s files (%d left)"][5] == 1.0 and rows["Version 2.10, released 2024"][4] == 1.0
     assert rows["Hello %(name)s, ${HOME} is set"][5] == 0.5 and rows["The GNU Image Manipulation Program"][7] < 1
+    assert rows["Saved. Close it now? Yes!"][10] == 1.0 and rows["Loading... please wait"][10] == 1.0
+    assert rows["Use e.g. this, etc. and 2. lépés. Stb. ok"][10] == np.float32(2 / 3)
 
 
 BAD_LINES = ["Call 555-0100 or ４２ ＡＢＣ", "digits beyond the BMP \U0001d7d9\U0001d7da 12",
@@ -1518,7 +1539,7 @@ def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mism
             with pytest.raises(KcoocError, match="fixed priors' weights"):
                 PairClassifier.from_state({**params, key: bad}, arrays)
     for key in ("spelling_weight", "mismatch_weight", "placeholders_weight", "ending_weight", "encoding_weight",
-                "length_weight", "repeat_weight"):  # older
+                "length_weight", "repeat_weight", "sentences_weight"):  # older
         with pytest.raises(KcoocError, match="train and save it again"):
             PairClassifier.from_state({k: v for k, v in params.items() if k != key}, arrays)
 

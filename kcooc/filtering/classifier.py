@@ -49,8 +49,8 @@ from .typicality import Typicality, feature_noise
 # The direction of every feature: +1 when a larger value means a cleaner pair, -1 a worse one, 0 context.
 ORIENTATION = {
     "src_chars": 0, "tgt_chars": 0, "numbers": 1, "placeholders": 1, "urls": 1, "capitals": 1, "punctuation": 1,
-    "ending": 1, "numbers_mismatch": -1, "placeholders_mismatch": -1, "glyphs_src": -1, "glyphs_tgt": -1,
-    "encoding_src": -1, "encoding_tgt": -1, "repeats_src": -1, "repeats_tgt": -1, "stutter_src": -1,
+    "ending": 1, "sentences": 1, "numbers_mismatch": -1, "placeholders_mismatch": -1, "glyphs_src": -1,
+    "glyphs_tgt": -1, "encoding_src": -1, "encoding_tgt": -1, "repeats_src": -1, "repeats_tgt": -1, "stutter_src": -1,
     "stutter_tgt": -1, "glued_src": -1, "glued_tgt": -1, "long_words_src": -1,
     "long_words_tgt": -1, "spaced_src": -1, "spaced_tgt": -1, "initial_case": 1, "caps_gap": -1, "symbols_gap": -1,
     "copy": -1, "src_lang": 1, "tgt_lang": 1, "phsic": 1, "fluency_src": 1, "fluency_tgt": 1, "words_src": 1,
@@ -59,8 +59,10 @@ ORIENTATION = {
 # In the typicality factor only, no input of the model: as inputs the word fluencies cost clean pairs of rare words
 # more than they found noise, and the source's swaps, 0 where the corpus has no evidence either way (a source in a
 # third language), raised such sources above clean ones whose order the corpus doubts a little; the stutters and the
-# glued words, which no synthetic noise makes, act through their fixed priors.
-TYPICALITY_ONLY = ("words_src", "words_tgt", "swaps_src", "stutter_src", "stutter_tgt", "glued_src", "glued_tgt")
+# glued words, which no synthetic noise makes, act through their fixed priors; so does the sentences' agreement,
+# which as an input cost the programs' sets more (mojibake, spacing) than it found cut and joined text.
+TYPICALITY_ONLY = ("words_src", "words_tgt", "swaps_src", "stutter_src", "stutter_tgt", "glued_src", "glued_tgt",
+                   "sentences")
 LENGTH = "tgt_chars"  # the input that modulates the model's slopes
 TARGET_WORDS = ("spelling_tgt", "swaps_tgt")  # the inputs of typicality_word_share
 
@@ -95,9 +97,9 @@ class PairClassifier:
         The typicality factor's a_j, of the length ratios' distances above and below their typical value
         (``typicality_length_share``), of the target's spelling and swaps (``typicality_word_share``) and of
         every other input (``typicality_share``), and its w (typicality.Typicality).
-    order_weight, spelling_weight, mismatch_weight, placeholders_weight, ending_weight, encoding_weight, \
-length_weight, alignment_weight, repeat_weight, glued_weight : float, default 1.0, 0.75, 2.0, 4.0, 0.5, 3.0, 0.5, 0.3, \
-8.0, 2.0
+    order_weight, spelling_weight, mismatch_weight, placeholders_weight, ending_weight, sentences_weight, \
+encoding_weight, length_weight, alignment_weight, repeat_weight, glued_weight : float, default 1.0, 0.75, 2.0, 4.0, \
+0.5, 1.5, 3.0, 0.5, 0.3, 8.0, 2.0
         The fixed priors' weights (priors.py says on what each acts).
 
     Attributes
@@ -149,7 +151,8 @@ length_weight, alignment_weight, repeat_weight, glued_weight : float, default 1.
                  typicality_word_share: float = 0.02, order_weight: float = 1.0, spelling_weight: float = 0.75,
                  mismatch_weight: float = 2.0, encoding_weight: float = 3.0, length_weight: float = 0.5,
                  alignment_weight: float = 0.3, repeat_weight: float = 8.0, language_weight: float = 1.5,
-                 placeholders_weight: float = 4.0, ending_weight: float = 0.5, glued_weight: float = 2.0):
+                 placeholders_weight: float = 4.0, ending_weight: float = 0.5, sentences_weight: float = 1.5,
+                 glued_weight: float = 2.0):
         unknown = sorted(set(names) - set(ORIENTATION) - set(RATIOS) - set(FOREIGN.values()))
         if unknown:
             raise InputError(f"the learned score knows no feature {', '.join(unknown)}")
@@ -159,7 +162,8 @@ length_weight, alignment_weight, repeat_weight, glued_weight : float, default 1.
         self.typicality_length_share, self.typicality_word_share = typicality_length_share, typicality_word_share
         self.weights = check_weights({"order_weight": order_weight, "spelling_weight": spelling_weight,
                                       "mismatch_weight": mismatch_weight, "placeholders_weight": placeholders_weight,
-                                      "ending_weight": ending_weight, "encoding_weight": encoding_weight,
+                                      "ending_weight": ending_weight, "sentences_weight": sentences_weight,
+                                      "encoding_weight": encoding_weight,
                                       "length_weight": length_weight, "alignment_weight": alignment_weight,
                                       "repeat_weight": repeat_weight, "glued_weight": glued_weight})
         self.gate = LanguageGate(self.names, language_prior, source_language_prior, gated, language_weight)

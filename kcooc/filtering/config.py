@@ -149,6 +149,12 @@ class LearnConfig:
                                   "punctuation classes (a full stop against none, a colon against a full stop): a "
                                   "fixed prior, so that text cut short or joined to the next segment lowers the score "
                                   "even when no training noise had it (0: off)", Range(0, 10))
+    sentences_weight: float = option(1.5, "the score is multiplied by exp(-beta (1 - a)) for the agreement a = (1 + "
+                                     "min(b_s, b_t)) / (1 + max(b_s, b_t)) of the sides' sentence breaks (a . ! ? "
+                                     "before white space and a next character that is no lower-case letter, or an "
+                                     "ideographic full stop before more text): a fixed prior, so that a segment cut "
+                                     "after a sentence or joined to the next lowers the score even when no training "
+                                     "noise had it (0: off)", Range(0, 10))
     encoding_weight: float = option(3.0, "the score is multiplied by (1 + n)^-beta for the n letters of each side "
                                     "that are UTF-8 read with the wrong code page (Ã© for é): a fixed prior, so "
                                     "that mojibake lowers the score even when no training noise had it (0: off)",

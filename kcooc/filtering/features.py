@@ -23,12 +23,13 @@ import numpy as np
 
 from ..encoders import sort_segment
 from ..hashing import FNV_OFFSET, FNV_PRIME, finish32
-from ..text import SEPARATORS, TextStats
+from ..text import LOWER, SEPARATORS, SPACE, TextStats, bmp
 from .patterns import PATTERNS, canonical_item
 from .spelled_numbers import complete_numbers
 
 AGREEMENT = ("numbers", "placeholders", "urls", "capitals")
-PAIR_FEATURES = ("src_chars", "tgt_chars", "char_ratio", "word_ratio", *AGREEMENT, "punctuation", "ending")
+PAIR_FEATURES = ("src_chars", "tgt_chars", "char_ratio", "word_ratio", *AGREEMENT, "punctuation", "ending",
+                 "sentences")
 LANGUAGE_FEATURES = ("src_lang", "tgt_lang")
 
 _DIGIT_VALUE = np.array([int(chr(c)) if chr(c).isdecimal() else -1 for c in range(1 << 16)], dtype=np.int32)
@@ -45,18 +46,25 @@ def _punctuation_table() -> np.ndarray:
 
 
 _PUNCTUATION = _punctuation_table()
+# Marks that end a sentence before white space and more text, and the ideographic and full-width ones,
+# which end one before any more text (no space follows them) but a closing mark or another such mark.
+_SENTENCE_END = np.zeros(1 << 16, dtype=np.int8)
+_SENTENCE_END[[ord(c) for c in ".!?…"]] = 1
+_SENTENCE_END[[ord(c) for c in "。！？｡．"]] = 2
+_CLOSING = np.zeros(1 << 16, dtype=bool)
+_CLOSING[[ord(c) for c in ")]}）」』】〕》〉\"'”’»"]] = True
 
 
 # -- pair features -----------------------------------------------------------------------------
 def pair_features(src: list[str], tgt: list[str], s: TextStats, t: TextStats, items: tuple[dict, dict] | None = None
                   ) -> np.ndarray:
-    """The PAIR_FEATURES of each pair, (n, 10) float32; ``s``, ``t``: the sides' text statistics;
+    """The PAIR_FEATURES of each pair, (n, 11) float32; ``s``, ``t``: the sides' text statistics;
     ``items``: the sides' ``side_items`` if the caller has them already."""
     columns = [np.log1p(s.lengths), np.log1p(t.lengths), np.log1p(t.lengths) - np.log1p(s.lengths),
                np.log1p(t.words) - np.log1p(s.words)]
     src_items, tgt_items = items or pair_items(src, tgt, s, t)
     columns += [item_agreement(src_items[kind], tgt_items[kind], len(src)) for kind in AGREEMENT]
-    columns += [punctuation_agreement(s, t), ending_agreement(s, t)]
+    columns += [punctuation_agreement(s, t), ending_agreement(s, t), sentence_agreement(s, t)]
     return np.stack(columns, axis=1).astype(np.float32)
 
 
@@ -214,3 +222,29 @@ def ending_agreement(src: TextStats, tgt: TextStats) -> np.ndarray:
     TerminalPunctuationFilter looks at the same mark)."""
     src_end, tgt_end = (_PUNCTUATION[np.clip(stats.last_characters(), 0, 0xFFFF)] for stats in (src, tgt))
     return (src_end == tgt_end).astype(np.float64)
+
+
+def sentence_breaks(stats: TextStats) -> np.ndarray:
+    """How many times each sentence ends a sentence of its own and goes on to another: a ``. ! ? …`` before
+    white space and a next character that is no lower-case letter (``etc. and``, Hungarian ``stb. és`` go
+    on), or an ideographic or full-width ``。 ！ ？ ．`` before more text, not before a closing mark or another
+    such mark."""
+    codes = bmp(stats.codes)
+    following = np.append(codes[1:], ord("\n"))
+    mark = _SENTENCE_END[codes]
+    ends = np.flatnonzero(((mark == 1) & SPACE[following])
+                          | ((mark == 2) & ~_CLOSING[following] & (_SENTENCE_END[following] == 0)))
+    visible = np.flatnonzero(~SPACE[codes])  # holds every end: a mark is no white space
+    after = visible[np.minimum(np.searchsorted(visible, ends, side="right"), visible.size - 1)]
+    sentence = stats.sentence_of[ends]
+    goes_on = (after > ends) & (stats.sentence_of[after] == sentence) & ~(LOWER[codes[after]] & (mark[ends] == 1))
+    return np.bincount(sentence[goes_on], minlength=stats.lengths.size)
+
+
+def sentence_agreement(src: TextStats, tgt: TextStats) -> np.ndarray:
+    """(1 + min(b_s, b_t)) / (1 + max(b_s, b_t)), b a side's sentence breaks (:func:`sentence_breaks`): the
+    sides' numbers of sentences agree (1) or one side has sentences the other lacks, as a segment cut after a
+    sentence or joined to the next (OpusFilter's TerminalPunctuationFilter counts every ``. ? ! …``, a decimal
+    point's too, not the sentences)."""
+    breaks = sentence_breaks(src), sentence_breaks(tgt)
+    return (1 + np.minimum(*breaks)) / (1 + np.maximum(*breaks))

@@ -43,8 +43,8 @@ KIND = "filter"
 # no tag, months and bases of counting are spelled numbers, an address is ASCII and ends before punctuation, %%
 # and a %NAME before a lower-case letter are no named placeholder; the glued words; 27: the language posteriors
 # are among the languages whose alphabet holds the side's Cyrillic letters; 28: a second-level kanji on a Japanese
-# side without kana is a foreign letter).
-FEATURE_VERSION = 28
+# side without kana is a foreign letter; 29: the sides' sentence breaks agree).
+FEATURE_VERSION = 29
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,

@@ -19,6 +19,9 @@ the input oriented so that lower is worse:
 * ``ending``: minus 1 when the sides end in different punctuation classes (features.ending_agreement: a
   segment cut short or joined to the next one; the peers' terminal-punctuation rule), allowance -1 on the
   agreement's 0 or 1;
+* ``sentences``: minus how far the sides' numbers of sentences disagree, 1 - (1 + min(b_s, b_t)) / (1 + max(b_s,
+  b_t)) for their sentence breaks b (features.sentence_agreement: a segment cut after a sentence or joined to
+  the next), allowance -1 on the agreement in (0, 1];
 * ``stutter_src``, ``stutter_tgt``: minus the share of a side's tokens in a run repeated in place that the
   other side does not repeat (damage.py);
 * ``glued_src``, ``glued_tgt``: minus log(1 + n) for the n places of a side where a lower-case letter is
@@ -41,14 +44,14 @@ from .ratios import RatioDistances
 
 PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight",
           "numbers_mismatch": "mismatch_weight", "placeholders_mismatch": "placeholders_weight",
-          "ending": "ending_weight",
+          "ending": "ending_weight", "sentences": "sentences_weight",
           "encoding_src": "encoding_weight", "encoding_tgt": "encoding_weight",
           "char_ratio_above": "length_weight", "char_ratio_below": "length_weight",
           "align_tgt": "alignment_weight", "align_src": "alignment_weight",
           "stutter_src": "repeat_weight", "stutter_tgt": "repeat_weight",
           "glued_src": "glued_weight", "glued_tgt": "glued_weight"}
 ALLOWANCES = {"char_ratio_above": 2.5, "char_ratio_below": 2.5, "align_tgt": 2.0, "align_src": 2.0, "swaps_tgt": 0.5,
-              "ending": -1.0}
+              "ending": -1.0, "sentences": -1.0}
 SPREADS = {"swaps_tgt": 0.05}  # inputs read in units of their spread: minus this quantile of the clean rows' values,
 SPREAD_FLOOR = 1.0  # and never less than one unit (a factor of e)
 READ_AT_LENGTH = ("align_tgt", "align_src")
@@ -108,7 +111,8 @@ class FixedPriors:
         for (j, weight, direction, allowance), scale in zip(self.columns, self.spreads_):
             value = -below[self.names[j]] if self.names[j] in below else direction * X[:, j] / scale
             # NaN (no evidence) as the largest value: free whatever the allowance; an infinite one stays finite
-            factors[:, j] = weight * np.minimum(np.nan_to_num(value, nan=np.finfo(float).max) + allowance, 0.0)
+            log_prior = weight * np.minimum(np.nan_to_num(value, nan=np.finfo(float).max) + allowance, 0.0)
+            factors[:, j] = np.maximum(log_prior, -np.finfo(float).max)  # a weight above 1 times the lowest float
         return factors
 
     def arrays(self) -> dict[str, np.ndarray]:
