@@ -23,7 +23,7 @@ import numpy as np
 
 from ..encoders import sort_segment
 from ..hashing import FNV_OFFSET, FNV_PRIME, finish32
-from ..text import LOWER, SEPARATORS, SPACE, TextStats, bmp
+from ..text import LOWER, SEPARATORS, SPACE, TextStats
 from .patterns import PATTERNS, canonical_item
 from .spelled_numbers import complete_numbers
 
@@ -229,16 +229,31 @@ def sentence_breaks(stats: TextStats) -> np.ndarray:
     white space and a next character that is no lower-case letter (``etc. and``, Hungarian ``stb. és`` go
     on), or an ideographic or full-width ``。 ！ ？ ．`` before more text, not before a closing mark or another
     such mark."""
-    codes = bmp(stats.codes)
-    following = np.append(codes[1:], ord("\n"))
-    mark = _SENTENCE_END[codes]
-    ends = np.flatnonzero(((mark == 1) & SPACE[following])
-                          | ((mark == 2) & ~_CLOSING[following] & (_SENTENCE_END[following] == 0)))
-    visible = np.flatnonzero(~SPACE[codes])  # holds every end: a mark is no white space
-    after = visible[np.minimum(np.searchsorted(visible, ends, side="right"), visible.size - 1)]
-    sentence = stats.sentence_of[ends]
-    goes_on = (after > ends) & (stats.sentence_of[after] == sentence) & ~(LOWER[codes[after]] & (mark[ends] == 1))
-    return np.bincount(sentence[goes_on], minlength=stats.lengths.size)
+    return _sentence_breaks(stats.codes, stats.lengths, _SENTENCE_END, _CLOSING, SPACE, LOWER)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sentence_breaks(codes, lengths, ends, closing, space, lower):  # pragma: no cover - compiled
+    counts = np.zeros(lengths.size, np.int64)
+    start = 0
+    for sentence in range(lengths.size):
+        stop = start + lengths[sentence]
+        for i in range(start, stop):
+            kind = ends[min(codes[i], 0xFFFF)]
+            if kind == 0:
+                continue
+            following = min(codes[i + 1], 0xFFFF) if i + 1 < stop else 0x0A
+            j = i + 1  # the next character that is no white space: each run of it is read after one mark only
+            while j < stop and space[min(codes[j], 0xFFFF)]:
+                j += 1
+            if j == stop:
+                break
+            if kind == 1:
+                counts[sentence] += space[following] and not lower[min(codes[j], 0xFFFF)]
+            else:
+                counts[sentence] += not closing[following] and ends[following] == 0
+        start = stop + 1  # past the separator
+    return counts
 
 
 def sentence_agreement(src: TextStats, tgt: TextStats) -> np.ndarray:
