@@ -148,7 +148,7 @@ encoding_weight, length_weight, alignment_weight, repeat_weight, glued_weight : 
                  source_language_prior: float | None = None, feature_noise: float = 1.0,
                  feature_noise_tail: float = 0.02, typicality_share: float = 0.003,
                  typicality_length_share: float = 0.02, typicality_weight: float = 0.5,
-                 typicality_word_share: float = 0.02, order_weight: float = 1.0, spelling_weight: float = 0.75,
+                 typicality_word_share: float = 0.02, order_weight: float = 1.25, spelling_weight: float = 0.75,
                  mismatch_weight: float = 2.0, encoding_weight: float = 3.0, length_weight: float = 0.5,
                  alignment_weight: float = 0.3, repeat_weight: float = 8.0, language_weight: float = 1.5,
                  placeholders_weight: float = 4.0, ending_weight: float = 0.5, sentences_weight: float = 1.5,

@@ -126,7 +126,7 @@ class LearnConfig:
                                           "learn.typicality_share", Range(0, 1, low_open=True))
     typicality_weight: float = option(0.5, "typicality factor: the exponent w (0: no typicality factor)",
                                       Range(0, 10))
-    order_weight: float = option(1.0, "the score is multiplied by exp(beta min(0, s + 1/2)), s the target's swaps "
+    order_weight: float = option(1.25, "the score is multiplied by exp(beta min(0, s + 1/2)), s the target's swaps "
                                  "(how much likelier the corpus's word and word-shape bigram models find its words in "
                                  "another local order, a log-likelihood ratio <= 0) in units of their spread on the "
                                  "sample (minus its 5% quantile, at least 1): a fixed prior on word order, so that "
