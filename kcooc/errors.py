@@ -11,6 +11,8 @@ and the command line leads the message with its option.
 
 from __future__ import annotations
 
+import signal
+
 
 class KcoocError(Exception):
     """A runtime failure: exit code 1. ``key``: the parameter or config key the error is about, if any."""
@@ -75,3 +77,7 @@ def check_fitted(estimator: object, attribute: str, call: str = "fit") -> None:
 class Terminated(KeyboardInterrupt):
     """A run stopped by SIGTERM: raised in the main thread like SIGINT's KeyboardInterrupt, so that every
     ``finally`` (temporaries, scratch directories, the lock, worker processes) runs; exit code 143."""
+
+
+# a run that a signal stopped: its one-line message and exit code (the command line's, and its start-up's)
+SIGNAL_EXITS = {signal.SIGINT: ("interrupted (SIGINT)", 130), signal.SIGTERM: ("terminated (SIGTERM)", 143)}

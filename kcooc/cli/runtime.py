@@ -20,7 +20,7 @@ import click
 from tqdm import tqdm
 
 from .. import config as config_module
-from ..errors import InputError, KcoocError, Terminated
+from ..errors import SIGNAL_EXITS, InputError, KcoocError, Terminated
 from ..io.outputs import check_directory as check_directory  # the commands import it from here
 from ..io.writers import atomic_output
 from .options import option_of
@@ -93,17 +93,16 @@ EXIT_AT_ONCE = {"enabled": False}  # set by the real entry point (kcooc, python 
 
 def interrupted(exc: KeyboardInterrupt) -> NoReturn:
     """Exit 143 after SIGTERM (:class:`Terminated`), 130 after SIGINT, once the run has unwound."""
-    terminated = isinstance(exc, Terminated)
-    code = 143 if terminated else 130
+    message, code = SIGNAL_EXITS[signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT]
     if EXIT_AT_ONCE["enabled"]:  # a reading thread may hold stdin's lock: no interpreter shutdown
         with contextlib.suppress(SystemExit):
-            fail("terminated (SIGTERM)" if terminated else "interrupted (SIGINT)", code)
+            fail(message, code)
         logging.shutdown()
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
         os._exit(code)
-    fail("terminated (SIGTERM)" if terminated else "interrupted (SIGINT)", code)
+    fail(message, code)
 
 
 def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
