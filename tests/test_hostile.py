@@ -90,23 +90,27 @@ def output_path(env: Env) -> str:
     return env.options[env.cmd.output]
 
 
-def start(args: list, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "kcooc", *map(str, args)], stdout=subprocess.DEVNULL,
+PYTHON_M = ["-m", "kcooc"]
+SCRIPT = ["-c", "import sys; from kcooc.__main__ import main; sys.argv[0] = 'kcooc'; sys.exit(main())"]  # pip's
+
+
+def start(args: list, launcher: list = PYTHON_M, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, *launcher, *map(str, args)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, **kwargs)
 
 
-def wait_for(condition, what: str, timeout: float = 120) -> None:
+def wait_for(condition, what: str, timeout: float = 120, interval: float = 0.05) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.05)
+        time.sleep(interval)
 
 
-def wait_while_running(process: subprocess.Popen, condition, what: str) -> None:
+def wait_while_running(process: subprocess.Popen, condition, what: str, interval: float = 0.05) -> None:
     """Wait for ``condition`` while the run goes on; a run that ended first, or a failed wait, kills it
     (a failed test leaves no process behind)."""
     try:
-        wait_for(lambda: condition() or process.poll() is not None, what)
+        wait_for(lambda: condition() or process.poll() is not None, what, interval=interval)
         assert process.poll() is None, process.stderr.read().decode()
     except BaseException:
         process.kill()
@@ -134,6 +138,19 @@ def descendants(pid: int) -> set[int]:
 
 def assert_gone(pids, timeout: float = 30) -> None:
     wait_for(lambda: not any(_alive(pid) for pid in pids), f"processes {sorted(pids)} to end", timeout)
+
+
+def catches(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` has a handler of its own for ``signum`` (the SigCgt mask in /proc)."""
+    with open(f"/proc/{pid}/status") as f:
+        mask = next(line for line in f if line.startswith("SigCgt:")).split()[1]
+    return bool(int(mask, 16) >> (signum - 1) & 1)
+
+
+def loaded(pid: int, library: str) -> bool:
+    """Whether process ``pid`` has mapped a shared library whose path contains ``library``."""
+    with open(f"/proc/{pid}/maps") as f:
+        return library in f.read()
 
 
 def one_line(stderr: str | bytes) -> str:
@@ -187,6 +204,35 @@ def test_signal_ends_the_run_cleanly(name, signum, code, inputs, tmp_path):
     print(f"{name}: ended {time.monotonic() - sent:.2f} s after the signal")
     assert snapshot(tmp_path) == before  # no lock, no scratch, no temporary; the previous output intact
     assert_gone(children | {process.pid})
+
+
+@pytest.mark.parametrize("delay", [0, 0.1, 0.3])
+@pytest.mark.parametrize("signum,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("launcher", [PYTHON_M, SCRIPT], ids=["python -m kcooc", "kcooc script"])
+def test_signal_during_start_up_ends_the_run_cleanly(launcher, signum, code, delay, inputs, tmp_path):
+    """A signal while the command line and the command's method are still being imported (about half a
+    second, before the command's ``guarded`` has its handlers) ends the run as a later one does: exit
+    143 / 130, one line, nothing left. It is sent ``delay`` s after the entry point's handlers are in
+    place, seen in /proc (SIGTERM caught: Python itself catches only SIGINT); an earlier one lands in
+    the interpreter's own start (site.py: Python's traceback, exit 1; before that the signal's default
+    action), where no code of kcooc's runs yet. With no delay it lands before numpy is loaded, in the
+    imports; later ones land in the imports or in the run (waiting on its FIFO input): all the same."""
+    env = env_for("phsic train", tmp_path, inputs)
+    fifo = env.inp / "input.fifo"  # nobody writes it: a run that gets that far waits
+    os.mkfifo(fifo)
+    set_read(env, "phsic train", str(fifo))
+    before = snapshot(tmp_path)
+    process = start(env.cmd.argv(env), launcher)
+    wait_while_running(process, lambda: catches(process.pid, signal.SIGTERM), "the entry point's handlers",
+                       interval=0.001)
+    time.sleep(delay)
+    importing = not loaded(process.pid, "_multiarray_umath")
+    assert signalled(process, signum) == code, process.stderr.read().decode()
+    line = one_line(process.stderr.read())
+    assert ("terminated" if signum == signal.SIGTERM else "interrupted") in line
+    print(f"{delay} s after the handlers, numpy {'not ' * importing}loaded: {line.strip()}")
+    assert snapshot(tmp_path) == before
+    assert importing or delay > 0, "the handlers came after numpy's import: not at the start"
 
 
 @pytest.mark.parametrize("signal_error,code", [("Terminated", 143), ("KeyboardInterrupt", 130), (None, 1)])
