@@ -3,10 +3,10 @@
 
 Importing the command line and the command's method (click, numpy, ...) takes up to half a second, and
 until the command's ``guarded`` (kcooc/cli/runtime.py) takes the signals over, a signal ended in
-Python's KeyboardInterrupt traceback (SIGTERM: a silent death). Nothing is written before then, so
-there is nothing to unwind: the handler here prints the line and exits at once, which no library's
-``except`` around an import can swallow. Its handlers are in place before anything heavy is imported
-(kcooc and kcooc.errors import only the standard library).
+Python's KeyboardInterrupt traceback (SIGTERM: a silent death). No output is written before then (the
+``--log-file`` is opened, to append), so there is nothing to unwind: the handler here prints the line and
+exits at once, which no library's ``except`` around an import can swallow. Its handlers are in place
+before anything heavy is imported (kcooc and kcooc.errors import only the standard library).
 """
 
 from __future__ import annotations
