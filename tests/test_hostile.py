@@ -10,6 +10,7 @@ docs/reliability.md.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pickle
@@ -287,6 +288,39 @@ def test_a_signal_a_library_swallowed_still_ends_the_run(signum, code, swallowed
     assert ended.value.code == code
     assert not summary.exists()
     assert ("terminated" if signum == signal.SIGTERM else "interrupted") in one_line(capsys.readouterr().err)
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
+@pytest.mark.parametrize("signum,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("name", sorted(SCRATCH))
+def test_a_signal_a_library_swallowed_after_the_summary_leaves_the_previous_output(name, signum, code, inputs,
+                                                                                   tmp_path, monkeypatch):
+    """The real command, in-process: the signal lands after the run's summary, while its scratch directory is
+    removed (the last step before its guard commits; a worker pool's shutdown, a library's cleanup), and is
+    swallowed there (``except: pass``). The guard does not commit: exit 143 / 130, one line, and the
+    previous output byte for byte as before, no summary, nothing left."""
+    from kcooc.io.outputs import OutputGuard
+
+    scratch = OutputGuard.scratch
+
+    @contextlib.contextmanager
+    def scratch_whose_cleanup_swallows(self, *args, **kwargs):
+        with scratch(self, *args, **kwargs) as path:
+            yield path
+        try:
+            signal.raise_signal(signum)  # the handler raises here
+        except BaseException:
+            pass
+
+    monkeypatch.setattr(OutputGuard, "scratch", scratch_whose_cleanup_swallows)
+    env = env_for(name, tmp_path, inputs)
+    env.options["--summary"] = str(env.out / "run.json")
+    before = snapshot(tmp_path)
+    result = invoke(env.cmd.argv(env))
+    assert result.exit_code == code, result.stderr
+    assert ("terminated" if signum == signal.SIGTERM else "interrupted") in one_line(result.stderr)
+    assert open(output_path(env), "rb").read() == b"previous output\n"
+    assert snapshot(tmp_path) == before
 
 
 @pytest.mark.parametrize("name", RUNS)
