@@ -6,10 +6,15 @@ before fitting it raises :class:`NotFittedError`, an :class:`InputError` that is
 :class:`AttributeError` (as scikit-learn's). Any other :class:`KcoocError` is a runtime failure
 (exit 1) and :class:`LockedError` a busy output (exit 75). Messages name parameters and config keys,
 never command-line options: an error about one carries its ``key`` (``input.header``, ``src_lang``),
-and the command line leads the message with its option.
+and the command line leads the message with its option. A run that SIGINT or SIGTERM stopped ends with
+the signal's exception, which :func:`raise_if_signalled` raises again where a library swallowed it.
 """
 
 from __future__ import annotations
+
+import contextlib
+import signal
+from typing import Iterator
 
 
 class KcoocError(Exception):
@@ -75,3 +80,51 @@ def check_fitted(estimator: object, attribute: str, call: str = "fit") -> None:
 class Terminated(KeyboardInterrupt):
     """A run stopped by SIGTERM: raised in the main thread like SIGINT's KeyboardInterrupt, so that every
     ``finally`` (temporaries, scratch directories, the lock, worker processes) runs; exit code 143."""
+
+
+# a run that a signal stopped: its one-line message and exit code (the command line's, and its start-up's)
+SIGNAL_EXITS = {signal.SIGINT: ("interrupted (SIGINT)", 130), signal.SIGTERM: ("terminated (SIGTERM)", 143)}
+
+
+class Caught:
+    """The signal a run caught, if any (``signum`` None: none). The command line's handler records it
+    (kcooc/cli/runtime.py, ``signals_unwind``); it lives here so that the output guard (kcooc/io), which
+    must not import the command line, can refuse to commit a stopped run's outputs."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def exception(self) -> KeyboardInterrupt | None:
+        """A new exception of the caught signal (:class:`Terminated`, KeyboardInterrupt), or None."""
+        if self.signum is None:
+            return None
+        return Terminated() if self.signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+_CAUGHT: list[Caught] = []  # the running caught_signal blocks' records, innermost last
+
+
+@contextlib.contextmanager
+def caught_signal() -> Iterator[Caught]:
+    """A new :class:`Caught` for the block: the one :func:`raise_if_signalled` reads while it runs."""
+    caught = Caught()
+    _CAUGHT.append(caught)
+    try:
+        yield caught
+    finally:
+        _CAUGHT.remove(caught)
+
+
+def raise_if_signalled() -> None:
+    """Raise again the exception of a signal that the running :func:`caught_signal` block caught.
+
+    The handler raises it once, wherever the main thread is, and the run is meant to unwind from
+    there; but a library may swallow it: Cython's module initialisation (``except: pass`` around its
+    ``Sequence.register``), or ``except Exception`` around an exception that wraps it (matplotlib's
+    import of the 3D axes, whose class creation Python 3.11 wraps in RuntimeError). The run then
+    goes on with the signal's default action restored, and would finish, or block for ever on a
+    FIFO nobody reads. Called before a run's last steps (its summary, its return) and before its
+    output guard commits, so that a stopped run never replaces the previous outputs."""
+    exc = _CAUGHT[-1].exception() if _CAUGHT else None
+    if exc is not None:
+        raise exc

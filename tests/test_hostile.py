@@ -10,6 +10,7 @@ docs/reliability.md.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pickle
@@ -90,23 +91,27 @@ def output_path(env: Env) -> str:
     return env.options[env.cmd.output]
 
 
-def start(args: list, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "kcooc", *map(str, args)], stdout=subprocess.DEVNULL,
+PYTHON_M = ["-m", "kcooc"]
+SCRIPT = ["-c", "import sys; from kcooc.__main__ import main; sys.argv[0] = 'kcooc'; sys.exit(main())"]  # pip's
+
+
+def start(args: list, launcher: list = PYTHON_M, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, *launcher, *map(str, args)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, **kwargs)
 
 
-def wait_for(condition, what: str, timeout: float = 120) -> None:
+def wait_for(condition, what: str, timeout: float = 120, interval: float = 0.05) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.05)
+        time.sleep(interval)
 
 
-def wait_while_running(process: subprocess.Popen, condition, what: str) -> None:
+def wait_while_running(process: subprocess.Popen, condition, what: str, interval: float = 0.05) -> None:
     """Wait for ``condition`` while the run goes on; a run that ended first, or a failed wait, kills it
     (a failed test leaves no process behind)."""
     try:
-        wait_for(lambda: condition() or process.poll() is not None, what)
+        wait_for(lambda: condition() or process.poll() is not None, what, interval=interval)
         assert process.poll() is None, process.stderr.read().decode()
     except BaseException:
         process.kill()
@@ -134,6 +139,19 @@ def descendants(pid: int) -> set[int]:
 
 def assert_gone(pids, timeout: float = 30) -> None:
     wait_for(lambda: not any(_alive(pid) for pid in pids), f"processes {sorted(pids)} to end", timeout)
+
+
+def catches(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` has a handler of its own for ``signum`` (the SigCgt mask in /proc)."""
+    with open(f"/proc/{pid}/status") as f:
+        mask = next(line for line in f if line.startswith("SigCgt:")).split()[1]
+    return bool(int(mask, 16) >> (signum - 1) & 1)
+
+
+def loaded(pid: int, library: str) -> bool:
+    """Whether process ``pid`` has mapped a shared library whose path contains ``library``."""
+    with open(f"/proc/{pid}/maps") as f:
+        return library in f.read()
 
 
 def one_line(stderr: str | bytes) -> str:
@@ -189,6 +207,35 @@ def test_signal_ends_the_run_cleanly(name, signum, code, inputs, tmp_path):
     assert_gone(children | {process.pid})
 
 
+@pytest.mark.parametrize("delay", [0, 0.1, 0.3])
+@pytest.mark.parametrize("signum,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("launcher", [PYTHON_M, SCRIPT], ids=["python -m kcooc", "kcooc script"])
+def test_signal_during_start_up_ends_the_run_cleanly(launcher, signum, code, delay, inputs, tmp_path):
+    """A signal while the command line and the command's method are still being imported (about half a
+    second, before the command's ``guarded`` has its handlers) ends the run as a later one does: exit
+    143 / 130, one line, nothing left. It is sent ``delay`` s after the entry point's handlers are in
+    place, seen in /proc (SIGTERM caught: Python itself catches only SIGINT); an earlier one lands in
+    the interpreter's own start (site.py: Python's traceback, exit 1; before that the signal's default
+    action), where no code of kcooc's runs yet. With no delay it lands before numpy is loaded, in the
+    imports; later ones land in the imports or in the run (waiting on its FIFO input): all the same."""
+    env = env_for("phsic train", tmp_path, inputs)
+    fifo = env.inp / "input.fifo"  # nobody writes it: a run that gets that far waits
+    os.mkfifo(fifo)
+    set_read(env, "phsic train", str(fifo))
+    before = snapshot(tmp_path)
+    process = start(env.cmd.argv(env), launcher)
+    wait_while_running(process, lambda: catches(process.pid, signal.SIGTERM), "the entry point's handlers",
+                       interval=0.001)
+    time.sleep(delay)
+    importing = not loaded(process.pid, "_multiarray_umath")
+    assert signalled(process, signum) == code, process.stderr.read().decode()
+    line = one_line(process.stderr.read())
+    assert ("terminated" if signum == signal.SIGTERM else "interrupted") in line
+    print(f"{delay} s after the handlers, numpy {'not ' * importing}loaded: {line.strip()}")
+    assert snapshot(tmp_path) == before
+    assert importing or delay > 0, "the handlers came after numpy's import: not at the start"
+
+
 @pytest.mark.parametrize("signal_error,code", [("Terminated", 143), ("KeyboardInterrupt", 130), (None, 1)])
 def test_a_signal_a_library_wrapped_still_ends_the_run_as_that_signal(signal_error, code, capsys):
     """A compiled module built with pybind11 (matplotlib's, for ca plot) turns an exception raised while it
@@ -241,6 +288,39 @@ def test_a_signal_a_library_swallowed_still_ends_the_run(signum, code, swallowed
     assert ended.value.code == code
     assert not summary.exists()
     assert ("terminated" if signum == signal.SIGTERM else "interrupted") in one_line(capsys.readouterr().err)
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
+@pytest.mark.parametrize("signum,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("name", sorted(SCRATCH))
+def test_a_signal_a_library_swallowed_after_the_summary_leaves_the_previous_output(name, signum, code, inputs,
+                                                                                   tmp_path, monkeypatch):
+    """The real command, in-process: the signal lands after the run's summary, while its scratch directory is
+    removed (the last step before its guard commits; a worker pool's shutdown, a library's cleanup), and is
+    swallowed there (``except: pass``). The guard does not commit: exit 143 / 130, one line, and the
+    previous output byte for byte as before, no summary, nothing left."""
+    from kcooc.io.outputs import OutputGuard
+
+    scratch = OutputGuard.scratch
+
+    @contextlib.contextmanager
+    def scratch_whose_cleanup_swallows(self, *args, **kwargs):
+        with scratch(self, *args, **kwargs) as path:
+            yield path
+        try:
+            signal.raise_signal(signum)  # the handler raises here
+        except BaseException:
+            pass
+
+    monkeypatch.setattr(OutputGuard, "scratch", scratch_whose_cleanup_swallows)
+    env = env_for(name, tmp_path, inputs)
+    env.options["--summary"] = str(env.out / "run.json")
+    before = snapshot(tmp_path)
+    result = invoke(env.cmd.argv(env))
+    assert result.exit_code == code, result.stderr
+    assert ("terminated" if signum == signal.SIGTERM else "interrupted") in one_line(result.stderr)
+    assert open(output_path(env), "rb").read() == b"previous output\n"
+    assert snapshot(tmp_path) == before
 
 
 @pytest.mark.parametrize("name", RUNS)

@@ -4,10 +4,12 @@ import bz2
 import gzip
 import lzma
 import os
+import signal
+import threading
 
 import pytest
 
-from kcooc.errors import InputError
+from kcooc.errors import InputError, Terminated
 from kcooc.io.readers import text_blocks
 from kcooc.io.tsv import TsvReader
 from kcooc.io.writers import atomic_output
@@ -122,6 +124,31 @@ def test_atomic_output_keeps_previous_file_on_failure(tmp_path):
             out.write("half")
             raise RuntimeError("crash")
     assert open(path).read() == "old\n"
+    assert os.listdir(tmp_path) == ["out.tsv"]
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
+@pytest.mark.parametrize("signum,stopped", [(signal.SIGTERM, Terminated), (signal.SIGINT, KeyboardInterrupt)],
+                         ids=["SIGTERM", "SIGINT"])
+def test_guard_commits_nothing_after_a_signal_a_library_swallowed(signum, stopped, tmp_path):
+    """The run went on after its signal (a library caught the exception) to the end of its guard's block:
+    the guard raises the signal's exception instead of renaming the new output over the previous one."""
+    from kcooc.cli.runtime import signals_unwind
+    from kcooc.io.outputs import check_outputs
+
+    path = str(tmp_path / "out.tsv")
+    with open(path, "w") as f:
+        f.write("previous\n")
+    with pytest.raises(KeyboardInterrupt) as ended, signals_unwind():
+        with check_outputs(path):
+            with atomic_output(path) as out:
+                out.write("new\n")
+            try:
+                signal.raise_signal(signum)  # the handler raises here
+            except BaseException:  # a library's ``except: pass``
+                pass
+    assert type(ended.value) is stopped
+    assert open(path).read() == "previous\n"
     assert os.listdir(tmp_path) == ["out.tsv"]
 
 

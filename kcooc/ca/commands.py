@@ -18,9 +18,9 @@ from ..cli.options import (
     report_option,
     seed_option,
 )
-from ..cli.runtime import LOG, guarded, load_config, progress, raise_if_signalled, require, run_options, write_summary
+from ..cli.runtime import LOG, guarded, load_config, progress, require, run_options, write_summary
 from ..config import to_dict
-from ..errors import InputError
+from ..errors import InputError, raise_if_signalled
 from ..io.compression import COMPRESSED_SUFFIXES
 from ..io.limits import display_name, max_line_bytes
 from ..io.outputs import check_outputs

@@ -20,7 +20,7 @@ import click
 from tqdm import tqdm
 
 from .. import config as config_module
-from ..errors import InputError, KcoocError, Terminated
+from ..errors import SIGNAL_EXITS, Caught, InputError, KcoocError, Terminated, caught_signal, raise_if_signalled
 from ..io.outputs import check_directory as check_directory  # the commands import it from here
 from ..io.writers import atomic_output
 from .options import option_of
@@ -93,17 +93,16 @@ EXIT_AT_ONCE = {"enabled": False}  # set by the real entry point (kcooc, python 
 
 def interrupted(exc: KeyboardInterrupt) -> NoReturn:
     """Exit 143 after SIGTERM (:class:`Terminated`), 130 after SIGINT, once the run has unwound."""
-    terminated = isinstance(exc, Terminated)
-    code = 143 if terminated else 130
+    message, code = SIGNAL_EXITS[signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT]
     if EXIT_AT_ONCE["enabled"]:  # a reading thread may hold stdin's lock: no interpreter shutdown
         with contextlib.suppress(SystemExit):
-            fail("terminated (SIGTERM)" if terminated else "interrupted (SIGINT)", code)
+            fail(message, code)
         logging.shutdown()
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
         os._exit(code)
-    fail("terminated (SIGTERM)" if terminated else "interrupted (SIGINT)", code)
+    fail(message, code)
 
 
 def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
@@ -118,64 +117,31 @@ def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
     return None
 
 
-class Caught:
-    """The signal a :func:`signals_unwind` block caught, if any (``signum`` None: none)."""
-
-    def __init__(self) -> None:
-        self.signum: int | None = None
-
-    def exception(self) -> KeyboardInterrupt | None:
-        """A new exception of the caught signal (:class:`Terminated`, KeyboardInterrupt), or None."""
-        if self.signum is None:
-            return None
-        return Terminated() if self.signum == signal.SIGTERM else KeyboardInterrupt()
-
-
-_CAUGHT: list[Caught] = []  # the running signals_unwind blocks' signals, innermost last
-
-
-def raise_if_signalled() -> None:
-    """Raise again the exception of a signal that the running :func:`signals_unwind` block caught.
-
-    The handler raises it once, wherever the main thread is, and the run is meant to unwind from
-    there; but a library may swallow it: Cython's module initialisation (``except: pass`` around its
-    ``Sequence.register``), or ``except Exception`` around an exception that wraps it (matplotlib's
-    import of the 3D axes, whose class creation Python 3.11 wraps in RuntimeError). The run then
-    goes on with the signal's default action restored, and would finish, or block for ever on a
-    FIFO nobody reads. Called before a run's last steps (its summary, its return)."""
-    exc = _CAUGHT[-1].exception() if _CAUGHT else None
-    if exc is not None:
-        raise exc
-
-
 @contextlib.contextmanager
 def signals_unwind() -> Iterator[Caught]:
     """SIGTERM and SIGINT raise in the main thread (:class:`Terminated`, KeyboardInterrupt) for the
     block, so that the run unwinds: its temporaries, scratch directories and lock are removed, its
     worker processes stopped, its previous outputs left as they were. A second signal during that
     cleanup ends the process at once (the next run removes what is left). Yields the block's
-    :class:`Caught` (see :func:`raise_if_signalled`)."""
-    caught = Caught()
+    :class:`~kcooc.errors.Caught` (see :func:`~kcooc.errors.raise_if_signalled`)."""
     if threading.current_thread() is not threading.main_thread():
-        yield caught
+        yield Caught()
         return
+    with caught_signal() as caught:
+        def unwind(signum, frame):
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            caught.signum = signum
+            raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
-    def unwind(signum, frame):
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        caught.signum = signum
-        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
-
-    saved = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
-    _CAUGHT.append(caught)
-    for signum in saved:
-        signal.signal(signum, unwind)
-    try:
-        yield caught
-    finally:
-        for signum, handler in saved.items():
-            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
-        _CAUGHT.remove(caught)
+        saved = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+        for signum in saved:
+            signal.signal(signum, unwind)
+        try:
+            yield caught
+        finally:
+            for signum, handler in saved.items():
+                signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
 
 
 LOG = logging.getLogger("kcooc")

@@ -21,7 +21,7 @@ import shutil
 import tempfile
 from typing import Iterable, Iterator, Sequence
 
-from ..errors import InputError, KcoocError, LockedError
+from ..errors import InputError, KcoocError, LockedError, raise_if_signalled
 from .writers import ACTIVE_GUARDS, check_directory_of, check_writable_format
 
 
@@ -129,7 +129,10 @@ class OutputGuard:
         self._pending = [(t, p) for t, p in self._pending if p != real_path] + [(tmp, real_path)]
 
     def commit(self) -> None:
-        """Rename every finished temporary into place (the run succeeded)."""
+        """Rename every finished temporary into place (the run succeeded), unless a signal stopped the run
+        and a library swallowed its exception: raise it again, so the temporaries go and the previous
+        outputs stay (see :func:`~kcooc.errors.raise_if_signalled`)."""
+        raise_if_signalled()
         while self._pending:
             tmp, path = self._pending[0]
             os.replace(tmp, path)
