@@ -258,6 +258,24 @@ def test_a_signal_a_library_wrapped_still_ends_the_run_as_that_signal(signal_err
     assert ("initialization failed" in capsys.readouterr().err) == (code == 1)
 
 
+@pytest.mark.parametrize("signal_error,code,message", [("Terminated", 143, "terminated (SIGTERM)"),
+                                                        ("KeyboardInterrupt", 130, "interrupted (SIGINT)")])
+def test_a_signal_before_the_command_runs_ends_as_that_signal(signal_error, code, message, monkeypatch):
+    """A signal's exception raised before a command's ``guarded`` (here while the command is looked up), which
+    click turns into Abort, ends in-process callers of the command line as that signal: SIGTERM 143, not
+    SIGINT's 130 (after the blank line with which click closes a terminal's ``^C``)."""
+    from kcooc import errors
+    from kcooc.cli.group import KcoocGroup
+
+    def looking_up(self, ctx, name):
+        raise getattr(errors, signal_error, KeyboardInterrupt)()
+
+    monkeypatch.setattr(KcoocGroup, "get_command", looking_up)
+    result = invoke(["phsic", "train", "--help"])
+    assert result.exit_code == code, result.output
+    assert result.stderr == f"\nkcooc: error: {message}\n", result.stderr
+
+
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
 @pytest.mark.parametrize("swallowed", ["bare except", "wrapped, except Exception"])
 @pytest.mark.parametrize("signum,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
