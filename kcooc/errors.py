@@ -86,6 +86,11 @@ class Terminated(KeyboardInterrupt):
 SIGNAL_EXITS = {signal.SIGINT: ("interrupted (SIGINT)", 130), signal.SIGTERM: ("terminated (SIGTERM)", 143)}
 
 
+def signal_exit(exc: BaseException | None) -> tuple[str, int]:
+    """The message and exit code of a run that ``exc`` stopped (:class:`Terminated`: SIGTERM; else SIGINT)."""
+    return SIGNAL_EXITS[signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT]
+
+
 class Caught:
     """The signal a run caught, if any (``signum`` None: none). The command line's handler records it
     (kcooc/cli/runtime.py, ``signals_unwind``); it lives here so that the output guard (kcooc/io), which

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import importlib
-import signal
 import sys
 
 import click
 
 from .. import __version__
-from ..errors import SIGNAL_EXITS, Terminated
+from ..errors import signal_exit
 from .runtime import fail
 
 # name -> (module, attribute, the one-line help `kcooc --help` lists). A command's module (and the
@@ -85,7 +84,7 @@ class KcoocGroup(click.Group):
             fail(exc.format_message(), exc.exit_code)
         except click.Abort as exc:  # a signal before a command's ``guarded`` (in-process callers: the entry
             # point's own handlers take it first); click re-raises it as Abort, the signal's exception its cause
-            fail(*SIGNAL_EXITS[signal.SIGTERM if isinstance(exc.__cause__, Terminated) else signal.SIGINT])
+            fail(*signal_exit(exc.__cause__))
         if not standalone_mode:
             return result
         sys.exit(result if isinstance(result, int) else 0)

@@ -20,7 +20,7 @@ import click
 from tqdm import tqdm
 
 from .. import config as config_module
-from ..errors import SIGNAL_EXITS, Caught, InputError, KcoocError, Terminated, caught_signal, raise_if_signalled
+from ..errors import Caught, InputError, KcoocError, caught_signal, raise_if_signalled, signal_exit
 from ..io.outputs import check_directory as check_directory  # the commands import it from here
 from ..io.writers import atomic_output
 from .options import option_of
@@ -92,8 +92,8 @@ EXIT_AT_ONCE = {"enabled": False}  # set by the real entry point (kcooc, python 
 
 
 def interrupted(exc: KeyboardInterrupt) -> NoReturn:
-    """Exit 143 after SIGTERM (:class:`Terminated`), 130 after SIGINT, once the run has unwound."""
-    message, code = SIGNAL_EXITS[signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT]
+    """Exit 143 after SIGTERM (:class:`~kcooc.errors.Terminated`), 130 after SIGINT, once the run has unwound."""
+    message, code = signal_exit(exc)
     if EXIT_AT_ONCE["enabled"]:  # a reading thread may hold stdin's lock: no interpreter shutdown
         with contextlib.suppress(SystemExit):
             fail(message, code)
@@ -119,7 +119,7 @@ def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
 
 @contextlib.contextmanager
 def signals_unwind() -> Iterator[Caught]:
-    """SIGTERM and SIGINT raise in the main thread (:class:`Terminated`, KeyboardInterrupt) for the
+    """SIGTERM and SIGINT raise in the main thread (:class:`~kcooc.errors.Terminated`, KeyboardInterrupt) for the
     block, so that the run unwinds: its temporaries, scratch directories and lock are removed, its
     worker processes stopped, its previous outputs left as they were. A second signal during that
     cleanup ends the process at once (the next run removes what is left). Yields the block's
@@ -132,7 +132,7 @@ def signals_unwind() -> Iterator[Caught]:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             caught.signum = signum
-            raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+            raise caught.exception()
 
         saved = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
         for signum in saved:
