@@ -121,9 +121,14 @@ def _fold_table() -> np.ndarray:
 
 
 FOLD = _fold_table()
-# Each BMP code point lower-cased where that is one code point (a word's shape keeps its last two characters).
-LOWERCASE = np.array([ord(lower) if len(lower := chr(code).lower()) == 1 else code for code in range(1 << 16)],
+# Each BMP code point lower-cased where that is one code point (a word's shape keeps its last two characters),
+# and every Han character one code point, every katakana another (the shape of a kana or Han token is its script,
+# hiragana keeping its own characters: the particles and endings that place a phrase).
+SHAPE_CHARACTERS = np.array([ord(lower) if len(lower := chr(code).lower()) == 1 else code for code in range(1 << 16)],
                      dtype=np.int64)
+for _low, _high, _class in ((0x3400, 0x4DBF, 0x4E00), (0x4E00, 0x9FFF, 0x4E00), (0xF900, 0xFAFF, 0x4E00),
+                            (0x30A0, 0x30FF, 0x30A2), (0xFF66, 0xFF9F, 0x30A2)):
+    SHAPE_CHARACTERS[_low : _high + 1] = _class
 
 
 def spelling_keys(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray]:
@@ -258,13 +263,15 @@ def swaps(words: Bigrams, shapes: Bigrams, testable: np.ndarray, spaced: np.ndar
     values = order_margins(words, interpolation, smoothing, cuts, rotate, firsts, lasts)
     tested = testable[firsts] & testable[cuts - 1] & testable[cuts] & testable[lasts]
     values[~rotate & ~tested] = 0.0  # a word nowhere else, an argument
+    for rotated in (False, True):  # the shapes' swaps on the sides with spaces, their rotations on the others
+        at_cuts = np.flatnonzero(rotate == rotated)
+        kept = unspaced[shapes.sentence] == rotated
+        at = np.cumsum(kept) - 1  # each kept shape's index among them
+        model = shapes._replace(previous=shapes.previous[kept], token=shapes.token[kept],
+                                sentence=shapes.sentence[kept], unigram=shapes.unigram[kept])
+        values[at_cuts] += order_margins(model, interpolation, smoothing, at[cuts[at_cuts]],
+                                         np.full(at_cuts.size, rotated), at[firsts[at_cuts]], at[lasts[at_cuts]])
     swapped = np.flatnonzero(~rotate)
-    kept = ~unspaced[shapes.sentence]  # the shapes of the sides with spaces
-    at = np.cumsum(kept) - 1  # each kept shape's index among them
-    shapes = shapes._replace(previous=shapes.previous[kept], token=shapes.token[kept], sentence=shapes.sentence[kept],
-                             unigram=shapes.unigram[kept])
-    values[swapped] += order_margins(shapes, interpolation, smoothing, at[cuts[swapped]],
-                                     np.zeros(swapped.size, dtype=bool), at[firsts[swapped]], at[lasts[swapped]])
     values[swapped[same_words(words.token, firsts[swapped], cuts[swapped], lasts[swapped])]] = 0.0
     n = np.bincount(words.sentence[starts], minlength=unspaced.size)  # words (not tokens) of each sentence
     return lowest(values, rows, unspaced.size) / np.sqrt(np.where(unspaced, 1, np.maximum(n, 1)))
@@ -292,7 +299,7 @@ def shape_ids(sentences: list[str], words: np.ndarray) -> np.ndarray:
     starts, ends, counts = token_bounds(codes, sentence_of, len(sentences), SEPARATORS, CJK)
     def lower(at: np.ndarray) -> np.ndarray:
         c = codes[at].astype(np.int64)
-        return np.where(c <= 0xFFFF, LOWERCASE[np.minimum(c, 0xFFFF)], c).astype(np.uint64)
+        return np.where(c <= 0xFFFF, SHAPE_CHARACTERS[np.minimum(c, 0xFFFF)], c).astype(np.uint64)
 
     before = np.where(ends - starts >= 2, lower(np.maximum(ends - 2, 0)), np.uint64(0))
     keys = (UPPER[np.minimum(codes[starts], 0xFFFF)].astype(np.uint64) | lower(ends - 1) << np.uint64(1)
