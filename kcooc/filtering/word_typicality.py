@@ -263,18 +263,21 @@ def swaps(words: Bigrams, shapes: Bigrams, testable: np.ndarray, spaced: np.ndar
     values = order_margins(words, interpolation, smoothing, cuts, rotate, firsts, lasts)
     tested = testable[firsts] & testable[cuts - 1] & testable[cuts] & testable[lasts]
     values[~rotate & ~tested] = 0.0  # a word nowhere else, an argument
+    by_shape = np.zeros(cuts.size)
     for rotated in (False, True):  # the shapes' swaps on the sides with spaces, their rotations on the others
         at_cuts = np.flatnonzero(rotate == rotated)
         kept = unspaced[shapes.sentence] == rotated
         at = np.cumsum(kept) - 1  # each kept shape's index among them
         model = shapes._replace(previous=shapes.previous[kept], token=shapes.token[kept],
                                 sentence=shapes.sentence[kept], unigram=shapes.unigram[kept])
-        values[at_cuts] += order_margins(model, interpolation, smoothing, at[cuts[at_cuts]],
-                                         np.full(at_cuts.size, rotated), at[firsts[at_cuts]], at[lasts[at_cuts]])
+        by_shape[at_cuts] = order_margins(model, interpolation, smoothing, at[cuts[at_cuts]],
+                                          np.full(at_cuts.size, rotated), at[firsts[at_cuts]], at[lasts[at_cuts]])
+    values[~rotate] += by_shape[~rotate]
     swapped = np.flatnonzero(~rotate)
     values[swapped[same_words(words.token, firsts[swapped], cuts[swapped], lasts[swapped])]] = 0.0
-    n = np.bincount(words.sentence[starts], minlength=unspaced.size)  # words (not tokens) of each sentence
-    return lowest(values, rows, unspaced.size) / np.sqrt(np.where(unspaced, 1, np.maximum(n, 1)))
+    n = np.maximum(np.bincount(words.sentence[starts], minlength=unspaced.size), 1)  # words (not tokens) of each
+    return (lowest(values, rows, unspaced.size) / np.sqrt(np.where(unspaced, 1, n))
+            + lowest(np.where(rotate, by_shape, 0.0), rows, unspaced.size) / np.sqrt(n))
 
 
 def same_words(token: np.ndarray, firsts: np.ndarray, cuts: np.ndarray, lasts: np.ndarray) -> np.ndarray:
