@@ -72,7 +72,12 @@ units phrases), of the words alone,
 
     rotation(k) = log p(X Y) - log p(Y X),   X, Y the sentence's tokens before and after k,
 
-which compares the bigrams at the start, the cut and the end. A swap of two words that are the same tokens
+which compares the bigrams at the start, the cut and the end; to it is added the lowest of the same rotations
+under the shapes' model over the square root of the side's tokens, where the shape of a Han character is one
+shape, of a katakana another and of a hiragana the character itself (``SHAPE_CHARACTERS``): a few thousand
+catalogue lines seldom hold a phrase's right order in its own characters, but they hold where the particles
+and endings that place a phrase go (``多すぎますユーザが``, ``ヘッダーです初期化されていない``), and the
+characters' rotation alone left most of their misordered targets at 0. A swap of two words that are the same tokens
 (``ping: PING``, whose shapes alone differ) is 0. A side's feature is its lowest value and 0
 (0 for fewer than two words or tokens): near 0 or above when the corpus shows no other order as likelier,
 strongly negative when the other order is what the corpus writes. On a side with spaces it is divided by
@@ -83,8 +88,9 @@ the square root of the side's words, n:
 because the lowest of n - 1 tests falls with n on clean sentences too (one rare word beside a common
 bigram is enough), so that a long clean sentence is not held to a stricter test than a short one;
 misordered words that the corpus's counts do see still give a lowest test far below the clean sentences'
-of their length. A side without spaces keeps its lowest rotation: its tokens are characters, and there
-the division cost more misordered targets than it spared clean ones. Every bigram is counted without the
+of their length. A side without spaces keeps its lowest rotation of characters undivided: there the division
+cost more misordered targets than it spared clean ones (its shapes' rotation is divided: undivided, it cost
+en-ja's clean descriptions, dozens of characters long, more than it found). Every bigram is counted without the
 occurrences the sentence itself added (corpus.CorpusModel).
 
 Words and bigrams are hashed as the word fluency's (corpus.word_bigrams, ``CorpusCounts``).
@@ -247,7 +253,8 @@ def swaps(words: Bigrams, shapes: Bigrams, testable: np.ndarray, spaced: np.ndar
           interpolation: float, smoothing: float) -> np.ndarray:
     """Each sentence's lowest swap(k) of two adjacent words (0 where a token at either word's ends is not
     ``testable``) plus that of their shapes and 0, divided by the square root of its words, or its lowest rotation(k)
-    of its tokens and 0 where ``unspaced`` (module docstring; ``interpolation`` b, ``smoothing`` d). ``words``,
+    of its tokens and 0 plus that of their shapes and 0 over the square root of its tokens where ``unspaced`` (module
+    docstring; ``interpolation`` b, ``smoothing`` d). ``words``,
     ``shapes``: the same tokens' ids and shapes; ``testable``: whether each token is one the corpus has besides the
     sentence's own occurrences, and no placeholder's name or number; ``spaced``: whether white space lies between
     each token and the one before it (tokens.token_marks): a word is the tokens from one such to the next."""
