@@ -43,8 +43,9 @@ KIND = "filter"
 # no tag, months and bases of counting are spelled numbers, an address is ASCII and ends before punctuation, %%
 # and a %NAME before a lower-case letter are no named placeholder; the glued words; 27: the language posteriors
 # are among the languages whose alphabet holds the side's Cyrillic letters; 28: a second-level kanji on a Japanese
-# side without kana is a foreign letter; 29: the sides' sentence breaks agree).
-FEATURE_VERSION = 29
+# side without kana is a foreign letter; 29: the sides' sentence breaks agree; 30: a side without spaces is
+# also rotated under its tokens' shapes, a kana or Han token's shape its script).
+FEATURE_VERSION = 30
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,

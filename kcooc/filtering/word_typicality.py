@@ -72,7 +72,12 @@ units phrases), of the words alone,
 
     rotation(k) = log p(X Y) - log p(Y X),   X, Y the sentence's tokens before and after k,
 
-which compares the bigrams at the start, the cut and the end. A swap of two words that are the same tokens
+which compares the bigrams at the start, the cut and the end; to it is added the lowest of the same rotations
+under the shapes' model over the square root of the side's tokens, where the shape of a Han character is one
+shape, of a katakana another and of a hiragana the character itself (``SHAPE_CHARACTERS``): a few thousand
+catalogue lines seldom hold a phrase's right order in its own characters, but they hold where the particles
+and endings that place a phrase go (``多すぎますユーザが``, ``ヘッダーです初期化されていない``), and the
+characters' rotation alone left most of their misordered targets at 0. A swap of two words that are the same tokens
 (``ping: PING``, whose shapes alone differ) is 0. A side's feature is its lowest value and 0
 (0 for fewer than two words or tokens): near 0 or above when the corpus shows no other order as likelier,
 strongly negative when the other order is what the corpus writes. On a side with spaces it is divided by
@@ -83,8 +88,9 @@ the square root of the side's words, n:
 because the lowest of n - 1 tests falls with n on clean sentences too (one rare word beside a common
 bigram is enough), so that a long clean sentence is not held to a stricter test than a short one;
 misordered words that the corpus's counts do see still give a lowest test far below the clean sentences'
-of their length. A side without spaces keeps its lowest rotation: its tokens are characters, and there
-the division cost more misordered targets than it spared clean ones. Every bigram is counted without the
+of their length. A side without spaces keeps its lowest rotation of characters undivided: there the division
+cost more misordered targets than it spared clean ones (its shapes' rotation is divided: undivided, it cost
+en-ja's clean descriptions, dozens of characters long, more than it found). Every bigram is counted without the
 occurrences the sentence itself added (corpus.CorpusModel).
 
 Words and bigrams are hashed as the word fluency's (corpus.word_bigrams, ``CorpusCounts``).
@@ -121,9 +127,14 @@ def _fold_table() -> np.ndarray:
 
 
 FOLD = _fold_table()
-# Each BMP code point lower-cased where that is one code point (a word's shape keeps its last two characters).
-LOWERCASE = np.array([ord(lower) if len(lower := chr(code).lower()) == 1 else code for code in range(1 << 16)],
+# Each BMP code point lower-cased where that is one code point (a word's shape keeps its last two characters),
+# and every Han character one code point, every katakana another (the shape of a kana or Han token is its script,
+# hiragana keeping its own characters: the particles and endings that place a phrase).
+SHAPE_CHARACTERS = np.array([ord(lower) if len(lower := chr(code).lower()) == 1 else code for code in range(1 << 16)],
                      dtype=np.int64)
+for _low, _high, _class in ((0x3400, 0x4DBF, 0x4E00), (0x4E00, 0x9FFF, 0x4E00), (0xF900, 0xFAFF, 0x4E00),
+                            (0x30A0, 0x30FF, 0x30A2), (0xFF66, 0xFF9F, 0x30A2)):
+    SHAPE_CHARACTERS[_low : _high + 1] = _class
 
 
 def spelling_keys(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray]:
@@ -242,7 +253,8 @@ def swaps(words: Bigrams, shapes: Bigrams, testable: np.ndarray, spaced: np.ndar
           interpolation: float, smoothing: float) -> np.ndarray:
     """Each sentence's lowest swap(k) of two adjacent words (0 where a token at either word's ends is not
     ``testable``) plus that of their shapes and 0, divided by the square root of its words, or its lowest rotation(k)
-    of its tokens and 0 where ``unspaced`` (module docstring; ``interpolation`` b, ``smoothing`` d). ``words``,
+    of its tokens and 0 plus that of their shapes and 0 over the square root of its tokens where ``unspaced`` (module
+    docstring; ``interpolation`` b, ``smoothing`` d). ``words``,
     ``shapes``: the same tokens' ids and shapes; ``testable``: whether each token is one the corpus has besides the
     sentence's own occurrences, and no placeholder's name or number; ``spaced``: whether white space lies between
     each token and the one before it (tokens.token_marks): a word is the tokens from one such to the next."""
@@ -258,16 +270,21 @@ def swaps(words: Bigrams, shapes: Bigrams, testable: np.ndarray, spaced: np.ndar
     values = order_margins(words, interpolation, smoothing, cuts, rotate, firsts, lasts)
     tested = testable[firsts] & testable[cuts - 1] & testable[cuts] & testable[lasts]
     values[~rotate & ~tested] = 0.0  # a word nowhere else, an argument
+    by_shape = np.zeros(cuts.size)
+    for rotated in (False, True):  # the shapes' swaps on the sides with spaces, their rotations on the others
+        at_cuts = np.flatnonzero(rotate == rotated)
+        kept = unspaced[shapes.sentence] == rotated
+        at = np.cumsum(kept) - 1  # each kept shape's index among them
+        model = shapes._replace(previous=shapes.previous[kept], token=shapes.token[kept],
+                                sentence=shapes.sentence[kept], unigram=shapes.unigram[kept])
+        by_shape[at_cuts] = order_margins(model, interpolation, smoothing, at[cuts[at_cuts]],
+                                          np.full(at_cuts.size, rotated), at[firsts[at_cuts]], at[lasts[at_cuts]])
+    values[~rotate] += by_shape[~rotate]
     swapped = np.flatnonzero(~rotate)
-    kept = ~unspaced[shapes.sentence]  # the shapes of the sides with spaces
-    at = np.cumsum(kept) - 1  # each kept shape's index among them
-    shapes = shapes._replace(previous=shapes.previous[kept], token=shapes.token[kept], sentence=shapes.sentence[kept],
-                             unigram=shapes.unigram[kept])
-    values[swapped] += order_margins(shapes, interpolation, smoothing, at[cuts[swapped]],
-                                     np.zeros(swapped.size, dtype=bool), at[firsts[swapped]], at[lasts[swapped]])
     values[swapped[same_words(words.token, firsts[swapped], cuts[swapped], lasts[swapped])]] = 0.0
-    n = np.bincount(words.sentence[starts], minlength=unspaced.size)  # words (not tokens) of each sentence
-    return lowest(values, rows, unspaced.size) / np.sqrt(np.where(unspaced, 1, np.maximum(n, 1)))
+    n = np.maximum(np.bincount(words.sentence[starts], minlength=unspaced.size), 1)  # words (not tokens) of each
+    return (lowest(values, rows, unspaced.size) / np.sqrt(np.where(unspaced, 1, n))
+            + lowest(np.where(rotate, by_shape, 0.0), rows, unspaced.size) / np.sqrt(n))
 
 
 def same_words(token: np.ndarray, firsts: np.ndarray, cuts: np.ndarray, lasts: np.ndarray) -> np.ndarray:
@@ -292,7 +309,7 @@ def shape_ids(sentences: list[str], words: np.ndarray) -> np.ndarray:
     starts, ends, counts = token_bounds(codes, sentence_of, len(sentences), SEPARATORS, CJK)
     def lower(at: np.ndarray) -> np.ndarray:
         c = codes[at].astype(np.int64)
-        return np.where(c <= 0xFFFF, LOWERCASE[np.minimum(c, 0xFFFF)], c).astype(np.uint64)
+        return np.where(c <= 0xFFFF, SHAPE_CHARACTERS[np.minimum(c, 0xFFFF)], c).astype(np.uint64)
 
     before = np.where(ends - starts >= 2, lower(np.maximum(ends - 2, 0)), np.uint64(0))
     keys = (UPPER[np.minimum(codes[starts], 0xFFFF)].astype(np.uint64) | lower(ends - 1) << np.uint64(1)
