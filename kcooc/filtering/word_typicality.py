@@ -105,7 +105,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..hashing import mix64
-from ..text import CJK, SEPARATORS, UPPER, code_points
+from ..text import CJK, SCRIPT_RANGES, SEPARATORS, UPPER, code_points
 from .tokens import folded_tokens, token_bounds
 
 WORD_TYPICALITY_FEATURES = ("spelling_src", "spelling_tgt", "swaps_src", "swaps_tgt")
@@ -127,14 +127,20 @@ def _fold_table() -> np.ndarray:
 
 
 FOLD = _fold_table()
-# Each BMP code point lower-cased where that is one code point (a word's shape keeps its last two characters),
-# and every Han character one code point, every katakana another (the shape of a kana or Han token is its script,
-# hiragana keeping its own characters: the particles and endings that place a phrase).
-SHAPE_CHARACTERS = np.array([ord(lower) if len(lower := chr(code).lower()) == 1 else code for code in range(1 << 16)],
+def _shape_characters() -> np.ndarray:
+    """Each BMP code point as a word's shape keeps it (its last two characters): lower-cased where that is one
+    code point, every Han character one code point and every katakana another (the shape of a kana or Han token
+    is its script), a hiragana itself (the particles and endings that place a phrase)."""
+    table = np.array([ord(lower) if len(lower := chr(code).lower()) == 1 else code for code in range(1 << 16)],
                      dtype=np.int64)
-for _low, _high, _class in ((0x3400, 0x4DBF, 0x4E00), (0x4E00, 0x9FFF, 0x4E00), (0xF900, 0xFAFF, 0x4E00),
-                            (0x30A0, 0x30FF, 0x30A2), (0xFF66, 0xFF9F, 0x30A2)):
-    SHAPE_CHARACTERS[_low : _high + 1] = _class
+    for low, high in SCRIPT_RANGES["han"]:
+        table[low : high + 1] = ord("一")
+    for low, high in ((0x30A0, 0x30FF), (0xFF66, 0xFF9F)):  # the katakana block, and the half-width katakana
+        table[low : high + 1] = ord("ア")
+    return table
+
+
+SHAPE_CHARACTERS = _shape_characters()
 
 
 def spelling_keys(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray]:
@@ -244,8 +250,12 @@ def order_margins(model: Bigrams, interpolation: float, smoothing: float, cuts: 
     starts = np.r_[0, np.cumsum(np.bincount(sentence))][rows]  # each sentence's first token
     ends = final[np.searchsorted(final, k)]  # and its last
     start = np.zeros(k.size, dtype=np.int64)
-    margins[rotate] = (into[starts] + into[k] + out[ends] - log_term(start, w, unigram[k], rows)
-                       - log_term(token[ends], token[starts], unigram[starts], rows) - log_term(v, start, end, rows))
+    # Y's last token before X's first: one bigram per sentence (``rows`` ascend with the cuts), looked up once
+    sentences, per_cut = np.unique(rows, return_inverse=True)
+    once = np.searchsorted(rows, sentences)
+    wrap = log_term(token[ends[once]], token[starts[once]], unigram[starts[once]], sentences)[per_cut]
+    margins[rotate] = (into[starts] + into[k] + out[ends] - log_term(start, w, unigram[k], rows) - wrap
+                       - log_term(v, start, end, rows))
     return margins
 
 
