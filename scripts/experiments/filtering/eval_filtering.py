@@ -79,6 +79,7 @@ from sklearn.metrics import roc_auc_score
 
 from kcooc.encoders import tokenize
 from kcooc.filtering.noise import DEFAULT_NOISE_KINDS, NOISE_FAMILIES
+from scripts.experiments.filtering.auc_intervals import LEVEL, auc_interval, comparable, difference_interval
 from scripts.experiments.filtering.ood_noise import OOD_KINDS, ood_candidates
 from scripts.reports import write_report
 
@@ -266,10 +267,7 @@ def detection(scores: np.ndarray, kind: np.ndarray, rate: float, names: list[str
     """ROC-AUC of clean above noise (overall and per kind: ``names[k]`` for kind index k), and P = R of the
     lowest ``rate`` share as noise. nan scores (pairs a rule dropped) rank below every number."""
     noise = kind >= 0
-    scores = np.asarray(scores, dtype=np.float64)
-    finite = scores[np.isfinite(scores)]
-    # finite: roc_auc_score refuses inf
-    scores = np.nan_to_num(scores, nan=(finite.min() if finite.size else 0.0) - 1.0)
+    scores = comparable(scores)  # finite: roc_auc_score refuses inf
     flagged = np.zeros(len(scores), dtype=bool)
     flagged[np.lexsort((np.arange(len(scores)), scores))[: int(round(rate * len(scores)))]] = True
     return {**aucs(scores, kind, names), "precision": float((flagged & noise).sum() / max(flagged.sum(), 1)),
@@ -507,10 +505,12 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
                   "names": names, "results": results, "pipelines": pipelines, "lofo": lofo,
                   "sources": {g: group.count(g) for g in sorted(set(group))}, "learned": learned, "opus": None}
 
+    scored = {}  # row label (a leave-one-family-out run: "lofo:<family>") -> every pair's score, for the intervals
+
     def timed(label, function):
         start = time.perf_counter()
-        scores = function()
-        results[label] = {**detection(scores, kind, args.rate, names), "seconds": time.perf_counter() - start}
+        scored[label] = function()
+        results[label] = {**detection(scored[label], kind, args.rate, names), "seconds": time.perf_counter() - start}
         print(title(name), label, {k: round(v, 3) for k, v in results[label].items()}, file=sys.stderr)
 
     def learned_mean(label: str, config: dict) -> dict:
@@ -519,6 +519,7 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
         runs = []
         for seed in seeds:
             scores, _, seconds = run_kcooc(corpus, workdir, label, config, languages + seed)
+            scored.setdefault(label, scores)
             runs.append({**detection(scores, kind, args.rate, names), "seconds": seconds})
         mean = {key: float(np.mean([r[key] for r in runs])) for key in runs[0]}
         print(title(name), label, {k: round(v, 3) for k, v in mean.items()}, file=sys.stderr)
@@ -530,6 +531,7 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
             scores, _, seconds = run_kcooc(corpus, workdir, "phsic", {**phsic, "rules": RULES_OFF}, phsic_options)
             results["kcooc pure PHSIC (hashing, cos)"] = {**detection(scores, kind, args.rate, names),
                                                           "seconds": seconds}
+            scored["kcooc pure PHSIC (hashing, cos)"] = scores
     if learned:
         results["kcooc learned (default)"] = learned_mean("learned", {"rules": RULES_OFF})  # alone: its seconds count
         families = list(dict.fromkeys(NOISE_FAMILIES.values()))
@@ -551,6 +553,7 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
         scores, _, seconds = run_kcooc(corpus, workdir, "paper", fasttext, phsic_options)
         results["kcooc pure PHSIC (fastText, RBF-ICD d=100: the paper's)"] = {
             **detection(scores, kind, args.rate, names), "seconds": seconds}
+        scored["kcooc pure PHSIC (fastText, RBF-ICD d=100: the paper's)"] = scores
     timed("eflomal alignment cost (fwd+rev)/2", lambda: eflomal_scores(src, tgt))
     opus = None
     if args.opusfilter_venv:
@@ -559,6 +562,8 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
                                                         "seconds": opus["score_seconds"]}
         results["OpusFilter autogen filters (keep/drop)"] = {
             **detection(opus["kept"].astype(float), kind, args.rate, names), "seconds": opus["filter_seconds"]}
+        scored.update({"OpusFilter classifier probability": opus["scores"],
+                       "OpusFilter autogen filters (keep/drop)": opus["kept"].astype(float)})
         evaluation["opus"] = {k: v for k, v in opus.items() if k not in ("scores", "kept")}
     if args.bicleaner_venv:
         timed("bicleaner-hardrules (rules failed)",
@@ -577,6 +582,11 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
         if opus is not None:
             pipelines["OpusFilter autogen filters (keep/drop)"] = {**dropping(~opus["kept"], kind, names),
                                                                    "seconds": opus["filter_seconds"]}
+    scored[LEARNED] = scored.pop("learned", None)
+    scored.update({f"lofo:{family}": scored.pop(f"learned-without-{family}") for family in lofo})
+    labels = [label for label, scores in scored.items() if scores is not None]
+    np.savez_compressed(os.path.join(workdir, "scores.npz"), *(scored[label] for label in labels))
+    evaluation.update(scores=labels, scores_file=os.path.relpath(os.path.join(workdir, "scores.npz"), args.workdir))
     return evaluation
 
 
@@ -742,6 +752,65 @@ def headline(e: dict) -> dict:
             "kinds_a_peer_wins": sorted(wins, key=e["names"].index)}
 
 
+def intervals(e: dict, workdir: str) -> dict:
+    """The learned score's cells below .90 (with every family, and with the closest family left out), each with its
+    AUC's interval, and each cell a peer wins (†) with the paired interval of the difference kcooc - peer
+    (auc_intervals.py); {} for a run saved before its scores were."""
+    path = os.path.join(workdir, e.get("scores_file", ""))
+    if "scores" not in e or not os.path.isfile(path):
+        return {}
+    with np.load(path) as saved:
+        scored = {label: comparable(saved[f"arr_{i}"]) for i, label in enumerate(e["scores"])}
+    kind, index = np.asarray(e["kind"]), {name: k for k, name in enumerate(e["names"])}
+
+    def split(row: str, column: str) -> tuple[np.ndarray, np.ndarray]:
+        run = f"lofo:{CLOSEST_FAMILY[column]}" if row == LOFO else row
+        bad = kind >= 0 if column == "auc" else kind == index[column]
+        return scored[run][kind < 0], scored[run][bad]
+
+    below = [{"row": row, "kind": column, **dict(zip(("auc", "low", "high"), auc_interval(*split(row, column))))}
+             for row, cells in ((LEARNED, e["results"][LEARNED]), (LOFO, lofo_cells(e)))
+             for column in e["names"] if cells.get(column, 1.0) < 0.90]
+    ahead = [{"row": row, "kind": column, "peer": peer, **dict(zip(("difference", "low", "high"), difference_interval(
+        split(row, column), split(peer, column))))}
+        for (row, column), (peer, _) in peer_wins(with_lofo(e), e["names"]).items()]
+    return {"below_90": below, "peer_ahead": ahead}
+
+
+def interval_section(evaluations: dict, workdir: str) -> list[str]:
+    """The page's section on how sure its shortfalls and peer wins are ([] without saved scores)."""
+    sets = {e["title"]: (e, intervals(e, workdir)) for e in evaluations.values()}
+    sets = {title: (e, found) for title, (e, found) in sets.items() if found}
+    if not sets:
+        return []
+    below = [(title, cell) for title, (_, found) in sets.items() for cell in found["below_90"]]
+    ahead = [(title, cell) for title, (_, found) in sets.items() for cell in found["peer_ahead"]]
+    row_name = {LEARNED: "every family", LOFO: "family left out"}
+    inside = sum(cell["high"] >= 0.90 for _, cell in below)
+    beyond = sum(cell["high"] < 0 for _, cell in ahead)
+    level = f"{LEVEL:.0%}"
+    lines = ["", "## How sure these numbers are", "",
+             "A kind of noise has a few dozen to a few hundred pairs on a test set (each set's section below counts "
+             f"them), so one cell's AUC moves by a few hundredths with the sample. Intervals: {level}, from DeLong's "
+             "variance of the AUC, and for a peer ahead DeLong's paired test of the two AUCs on the same pairs "
+             "(DeLong, DeLong & Clarke-Pearson 1988; `scripts/experiments/filtering/auc_intervals.py`).", "",
+             f"Cells of the learned score below .90: {len(below)}; .90 lies inside the {level} interval of {inside} "
+             f"of them. Cells where a peer ranks better (†): {len(ahead)}; the peer is ahead beyond the noise (the "
+             f"interval of kcooc - peer below 0) on {beyond}."]
+    if below:
+        lines += ["", f"| test set | learned score trained with | kind | AUC | {level} interval | .90 inside |",
+                  "|---|---|---|---|---|---|"]
+        lines += [f"| {title} | {row_name[c['row']]} | `{c['kind']}` | {c['auc']:.3f} | {c['low']:.3f} – "
+                  f"{c['high']:.3f} | {'yes' if c['high'] >= 0.90 else 'no'} |" for title, c in below]
+    if ahead:
+        lines += ["", f"| test set | learned score trained with | kind | peer | kcooc - peer | {level} interval | "
+                  "peer ahead beyond noise |", "|---|---|---|---|---|---|---|"]
+        lines += [f"| {title} | {row_name[c['row']]} | `{c['kind'] if c['kind'] != 'auc' else 'overall'}` | "
+                  f"{c['peer']} | {c['difference']:+.3f} | {c['low']:+.3f} – {c['high']:+.3f} | "
+                  f"{'yes' if c['high'] < 0 else 'no'} |" for title, c in ahead]
+    return lines
+
+
 def write_results(args, evaluations: dict, seconds: float) -> None:
     pairs = args.pairs or "''"
     command = (f"python -m scripts.experiments.filtering.eval_filtering --data {args.data} --pairs {pairs} "
@@ -814,6 +883,7 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
     for family in dict.fromkeys(NOISE_FAMILIES.values()):
         lines.append(f"| {family} | " + " | ".join(fmt(e["lofo"][family]["auc"]) if family in e["lofo"] else "–"
                                                   for e in evaluations.values()) + " |")
+    lines += interval_section(evaluations, args.workdir)
     if inside:
         lines += ["", "## In distribution: overall ROC-AUC per language pair", "", *overall(inside)]
     if outside:
@@ -845,11 +915,11 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
                       + ", ".join(f"{k} ({v['clean-direction']})" for k, v in o["features"].items()) + "."]
     write_report(args.out, lines, args.notes)
     if args.json:
-        write_json(args.json, command, evaluations, seconds)
+        write_json(args.json, command, evaluations, seconds, args.workdir)
     print("\n".join(lines))
 
 
-def write_json(path: str, command: str, evaluations: dict, seconds: float) -> None:
+def write_json(path: str, command: str, evaluations: dict, seconds: float, workdir: str) -> None:
     """Every number of the page but the seconds, rounded to 4 decimals, keys sorted: a file to diff between runs."""
     def rounded(row: dict) -> dict:
         return {k: ((None if v != v else round(v, 4)) if isinstance(v, float)
@@ -866,6 +936,7 @@ def write_json(path: str, command: str, evaluations: dict, seconds: float) -> No
             "leave_one_family_out": {family: rounded(row) for family, row in e["lofo"].items()},
             "kinds_family_left_out": {k: {"family": CLOSEST_FAMILY[k], "auc": round(v, 4)} for k, v in cells.items()},
             "headline": rounded(headline(e)),
+            "intervals": {part: [rounded(cell) for cell in cells] for part, cells in intervals(e, workdir).items()},
         }
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         json.dump({"command": command, "minutes": round(seconds / 60, 1), "sets": sets}, f, indent=1, sort_keys=True,
