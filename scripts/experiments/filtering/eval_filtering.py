@@ -773,7 +773,7 @@ def intervals(e: dict, workdir: str) -> dict:
              for column in e["names"] if cells.get(column, 1.0) < 0.90]
     ahead = [{"row": row, "kind": column, "peer": peer, **dict(zip(("difference", "low", "high"), difference_interval(
         split(row, column), split(peer, column))))}
-        for (row, column), (peer, _) in peer_wins(with_lofo(e), e["names"]).items()]
+        for (row, column), (peer, _) in peer_wins(with_lofo(e), e["names"]).items() if row in (LEARNED, LOFO)]
     return {"below_90": below, "peer_ahead": ahead}
 
 
