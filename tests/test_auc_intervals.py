@@ -1,6 +1,6 @@
-"""DeLong's AUC variance of the filtering benchmark (scripts/experiments/filtering/auc_intervals.py) against a
-naive transcription of DeLong et al. (1988): psi over every clean / noisy pair, the structural components as its
-row and column means, and the covariance of two scorers' components."""
+"""DeLong's AUC variance of the filtering benchmark (scripts/experiments/filtering/auc_intervals.py, and the
+page that shows it) against a naive transcription of DeLong et al. (1988): psi over every clean / noisy pair,
+the structural components as its row and column means, and the covariance of two scorers' components."""
 
 import numpy as np
 import pytest
@@ -77,6 +77,7 @@ def test_dropped_pairs_rank_below_every_score():
 
 def test_the_page_finds_its_shortfalls_and_peer_wins_in_the_saved_scores(tmp_path):
     from scripts.experiments.filtering import eval_filtering as ev
+    from scripts.experiments.filtering import page
     rng = np.random.default_rng(3)
     names = ["neighbour", "misordered"]
     kind = np.r_[np.full(300, -1), np.zeros(40, dtype=int), np.ones(40, dtype=int)]
@@ -84,26 +85,26 @@ def test_the_page_finds_its_shortfalls_and_peer_wins_in_the_saved_scores(tmp_pat
     learned[kind == 1] += 1.2  # misordered: nearly clean to the learned score
     without_order = learned + np.where(kind == 1, 0.5, 0.0)
     peer = np.where(kind == 1, rng.normal(-1, 1, kind.size), learned + rng.normal(0, 0.3, kind.size))
-    scored = {ev.LEARNED: learned, "lofo:order": without_order, "lofo:misaligned": learned,
+    scored = {page.LEARNED: learned, "lofo:order": without_order, "lofo:misaligned": learned,
               "length ratio (chars)": peer}
     (tmp_path / "en-xx").mkdir()
     np.savez_compressed(tmp_path / "en-xx" / "scores.npz", *scored.values())
     e = {"title": "en-xx", "names": names, "kind": kind, "scores": list(scored), "scores_file": "en-xx/scores.npz",
-         "results": {label: ev.aucs(scored[label], kind, names) for label in (ev.LEARNED, "length ratio (chars)")}
+         "results": {label: ev.aucs(scored[label], kind, names) for label in (page.LEARNED, "length ratio (chars)")}
          | {"kcooc pure PHSIC": ev.aucs(np.where(kind < 0, 1.0, 0.0) * 0.0, kind, names)},  # a peer beats it: not shown
          "lofo": {family: ev.aucs(scored[f"lofo:{family}"], kind, names) for family in ("order", "misaligned")}}
-    found = ev.intervals(e, str(tmp_path))
+    found = page.intervals(e, str(tmp_path))
     cells = {(c["row"], c["kind"]): c for c in found["below_90"]}
-    assert set(cells) == {(ev.LEARNED, "misordered"), (ev.LOFO, "misordered")}
-    left_out = cells[ev.LOFO, "misordered"]
+    assert set(cells) == {(page.LEARNED, "misordered"), (page.LOFO, "misordered")}
+    left_out = cells[page.LOFO, "misordered"]
     assert left_out["auc"] == pytest.approx(e["lofo"]["order"]["misordered"])
     assert left_out["low"] < left_out["auc"] < left_out["high"]
     wins = {(c["row"], c["kind"]): c for c in found["peer_ahead"]}
-    assert (ev.LEARNED, "misordered") in wins and (ev.LOFO, "misordered") in wins
-    win = wins[ev.LEARNED, "misordered"]
-    expected = e["results"][ev.LEARNED]["misordered"] - e["results"]["length ratio (chars)"]["misordered"]
+    assert (page.LEARNED, "misordered") in wins and (page.LOFO, "misordered") in wins
+    win = wins[page.LEARNED, "misordered"]
+    expected = e["results"][page.LEARNED]["misordered"] - e["results"]["length ratio (chars)"]["misordered"]
     assert win["peer"] == "length ratio (chars)" and win["difference"] == pytest.approx(expected)
     assert win["high"] < 0  # far ahead on 40 pairs: beyond the noise
-    page = "\n".join(ev.interval_section({"xx": e}, str(tmp_path)))
-    assert "| en-xx | family left out | `misordered` |" in page and "beyond the noise" in page
-    assert ev.intervals({**e, "scores_file": "elsewhere.npz"}, str(tmp_path)) == {}
+    text = "\n".join(page.interval_section({"xx": e}, str(tmp_path)))
+    assert "| en-xx | family left out | `misordered` |" in text and "beyond the noise" in text
+    assert page.intervals({**e, "scores_file": "elsewhere.npz"}, str(tmp_path)) == {}
