@@ -134,7 +134,7 @@ filter-eval: install-data data-parallel data-parallel-ood $(OPUSFILTER_VENV)/bin
 		--opusfilter-venv $(OPUSFILTER_VENV) --bicleaner-venv $(BICLEANER_VENV) --workdir $(RUNS)/filter-eval \
 		--out docs/results-filtering.md --json docs/results-filtering.json --concurrent-runs 2
 
-# The held-out test sets (eval_filtering.HELD_OUT: program catalogues in Spanish, Swedish, Hungarian and Greek), on a
+# The held-out test sets (benchmark.HELD_OUT: program catalogues in Spanish, Swedish, Hungarian and Greek), on a
 # page of their own: scored once the choices the main page's development runs made were final
 filter-eval-heldout: install-data data-parallel data-parallel-ood $(OPUSFILTER_VENV)/bin/opusfilter $(BICLEANER_VENV)/bin/bicleaner-hardrules
 	$(PYTHON) -m scripts.experiments.filtering.eval_filtering --data $(DATA)/parallel --pairs '' \

@@ -1,7 +1,7 @@
 """Out-of-distribution noise for the filtering benchmark: damage the learned score never trains on.
 
 kcooc's learned score trains on synthetic noise (kcooc/filtering/noise.py) and the benchmark's
-first seven kinds (eval_filtering.KINDS) come from the same ideas: misalignment, wrong or source
+first seven kinds (benchmark.KINDS) come from the same ideas: misalignment, wrong or source
 language, partial or joined segments, numbers. These kinds are what real crawled, converted or
 exported corpora show besides; none of them is made by, or shares code with, either of those.
 Each damages one side of a clean pair and keeps the other as it is:
