@@ -105,6 +105,6 @@ def test_the_page_finds_its_shortfalls_and_peer_wins_in_the_saved_scores(tmp_pat
     expected = e["results"][page.LEARNED]["misordered"] - e["results"]["length ratio (chars)"]["misordered"]
     assert win["peer"] == "length ratio (chars)" and win["difference"] == pytest.approx(expected)
     assert win["high"] < 0  # far ahead on 40 pairs: beyond the noise
-    text = "\n".join(page.interval_section({"xx": e}, str(tmp_path)))
+    text = "\n".join(page.interval_section({"xx": e}, {"xx": found}))
     assert "| en-xx | family left out | `misordered` |" in text and "beyond the noise" in text
     assert page.intervals({**e, "scores_file": "elsewhere.npz"}, str(tmp_path)) == {}

@@ -499,19 +499,24 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
 
     scored = {}  # row label (a leave-one-family-out run: "lofo:<family>") -> every pair's score, for the intervals
 
+    def record(label: str, scores: np.ndarray, seconds: float) -> None:
+        scored[label] = scores
+        results[label] = {**detection(scores, kind, args.rate, names), "seconds": seconds}
+
     def timed(label, function):
         start = time.perf_counter()
-        scored[label] = function()
-        results[label] = {**detection(scored[label], kind, args.rate, names), "seconds": time.perf_counter() - start}
+        scores = function()
+        record(label, scores, time.perf_counter() - start)
         print(title(name), label, {k: round(v, 3) for k, v in results[label].items()}, file=sys.stderr)
 
-    def learned_mean(label: str, config: dict) -> dict:
-        """The learned score's detection, the mean over ``--train-seeds`` training seeds in a development run."""
+    def learned_mean(label: str, config: dict, row: str) -> dict:
+        """The learned score's detection, the mean over ``--train-seeds`` training seeds in a development run (the
+        first seed's scores kept as ``row``'s)."""
         seeds = [["--seed", str(seed)] for seed in range(args.train_seeds)] if args.learned_only else [[]]
         runs = []
         for seed in seeds:
             scores, _, seconds = run_kcooc(corpus, workdir, label, config, languages + seed)
-            scored.setdefault(label, scores)
+            scored.setdefault(row, scores)
             runs.append({**detection(scores, kind, args.rate, names), "seconds": seconds})
         mean = {key: float(np.mean([r[key] for r in runs])) for key in runs[0]}
         print(title(name), label, {k: round(v, 3) for k, v in mean.items()}, file=sys.stderr)
@@ -521,16 +526,15 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
         timed("length ratio (chars)", lambda: length_ratio_scores(src, tgt))
         if in_distribution:
             scores, _, seconds = run_kcooc(corpus, workdir, "phsic", {**phsic, "rules": RULES_OFF}, phsic_options)
-            results["kcooc pure PHSIC (hashing, cos)"] = {**detection(scores, kind, args.rate, names),
-                                                          "seconds": seconds}
-            scored["kcooc pure PHSIC (hashing, cos)"] = scores
+            record("kcooc pure PHSIC (hashing, cos)", scores, seconds)
     if learned:
-        results[LEARNED] = learned_mean("learned", {"rules": RULES_OFF})  # alone: its seconds count
+        results[LEARNED] = learned_mean("learned", {"rules": RULES_OFF}, LEARNED)  # alone: its seconds count
         families = list(dict.fromkeys(NOISE_FAMILIES.values()))
 
         def left_out(family: str) -> dict:
             trained = [k for k in DEFAULT_NOISE_KINDS if NOISE_FAMILIES[k] != family]
-            return learned_mean(f"learned-without-{family}", {"rules": RULES_OFF, "learn": {"noise_kinds": trained}})
+            return learned_mean(f"learned-without-{family}", {"rules": RULES_OFF, "learn": {"noise_kinds": trained}},
+                                f"lofo:{family}")
 
         with ThreadPoolExecutor(args.concurrent_runs) as pool:  # each run a process of its own; no seconds shown
             lofo.update(zip(families, pool.map(left_out, families)))
@@ -543,19 +547,13 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
                                   "split_cjk": True},
                     "kernel": {"name": "rbf", "rank": 100, "normalize": True}, "rules": RULES_OFF}
         scores, _, seconds = run_kcooc(corpus, workdir, "paper", fasttext, phsic_options)
-        results["kcooc pure PHSIC (fastText, RBF-ICD d=100: the paper's)"] = {
-            **detection(scores, kind, args.rate, names), "seconds": seconds}
-        scored["kcooc pure PHSIC (fastText, RBF-ICD d=100: the paper's)"] = scores
+        record("kcooc pure PHSIC (fastText, RBF-ICD d=100: the paper's)", scores, seconds)
     timed("eflomal alignment cost (fwd+rev)/2", lambda: eflomal_scores(src, tgt))
     opus = None
     if args.opusfilter_venv:
         opus = opusfilter_run(src, tgt, lang, script, os.path.join(workdir, "opusfilter"), args.opusfilter_venv)
-        results["OpusFilter classifier probability"] = {**detection(opus["scores"], kind, args.rate, names),
-                                                        "seconds": opus["score_seconds"]}
-        results["OpusFilter autogen filters (keep/drop)"] = {
-            **detection(opus["kept"].astype(float), kind, args.rate, names), "seconds": opus["filter_seconds"]}
-        scored.update({"OpusFilter classifier probability": opus["scores"],
-                       "OpusFilter autogen filters (keep/drop)": opus["kept"].astype(float)})
+        record("OpusFilter classifier probability", opus["scores"], opus["score_seconds"])
+        record("OpusFilter autogen filters (keep/drop)", opus["kept"].astype(float), opus["filter_seconds"])
         evaluation["opus"] = {k: v for k, v in opus.items() if k not in ("scores", "kept")}
     if args.bicleaner_venv:
         timed("bicleaner-hardrules (rules failed)",
@@ -574,11 +572,9 @@ def evaluate(name: str, in_distribution: bool, args) -> dict:
         if opus is not None:
             pipelines["OpusFilter autogen filters (keep/drop)"] = {**dropping(~opus["kept"], kind, names),
                                                                    "seconds": opus["filter_seconds"]}
-    scored[LEARNED] = scored.pop("learned", None)
-    scored.update({f"lofo:{family}": scored.pop(f"learned-without-{family}") for family in lofo})
-    labels = [label for label, scores in scored.items() if scores is not None]
-    np.savez_compressed(os.path.join(workdir, "scores.npz"), *(scored[label] for label in labels))
-    evaluation.update(scores=labels, scores_file=os.path.relpath(os.path.join(workdir, "scores.npz"), args.workdir))
+    np.savez_compressed(os.path.join(workdir, "scores.npz"), *scored.values())
+    evaluation.update(scores=list(scored), scores_file=os.path.relpath(os.path.join(workdir, "scores.npz"),
+                                                                       args.workdir))
     return evaluation
 
 

@@ -137,14 +137,14 @@ def intervals(e: dict, workdir: str) -> dict:
     return {"below_90": below, "peer_ahead": ahead}
 
 
-def interval_section(evaluations: dict, workdir: str) -> list[str]:
-    """The page's section on how sure its shortfalls and peer wins are ([] without saved scores)."""
-    sets = {e["title"]: (e, intervals(e, workdir)) for e in evaluations.values()}
-    sets = {title: (e, found) for title, (e, found) in sets.items() if found}
+def interval_section(evaluations: dict, found: dict) -> list[str]:
+    """The page's section on how sure its shortfalls and peer wins are, from each set's ``intervals`` (``found``,
+    by the keys of ``evaluations``); [] without saved scores."""
+    sets = {evaluations[name]["title"]: cells for name, cells in found.items() if cells}
     if not sets:
         return []
-    below = [(title, cell) for title, (_, found) in sets.items() for cell in found["below_90"]]
-    ahead = [(title, cell) for title, (_, found) in sets.items() for cell in found["peer_ahead"]]
+    below = [(title, cell) for title, cells in sets.items() for cell in cells["below_90"]]
+    ahead = [(title, cell) for title, cells in sets.items() for cell in cells["peer_ahead"]]
     row_name = {LEARNED: "every family", LOFO: "family left out"}
     inside = sum(cell["high"] >= 0.90 for _, cell in below)
     beyond = sum(cell["high"] < 0 for _, cell in ahead)
@@ -243,7 +243,8 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
     for family in dict.fromkeys(NOISE_FAMILIES.values()):
         lines.append(f"| {family} | " + " | ".join(fmt(e["lofo"][family]["auc"]) if family in e["lofo"] else "–"
                                                   for e in evaluations.values()) + " |")
-    lines += interval_section(evaluations, args.workdir)
+    found = {name: intervals(e, args.workdir) for name, e in evaluations.items()}
+    lines += interval_section(evaluations, found)
     if inside:
         lines += ["", "## In distribution: overall ROC-AUC per language pair", "", *overall(inside)]
     if outside:
@@ -275,18 +276,18 @@ def write_results(args, evaluations: dict, seconds: float) -> None:
                       + ", ".join(f"{k} ({v['clean-direction']})" for k, v in o["features"].items()) + "."]
     write_report(args.out, lines, args.notes)
     if args.json:
-        write_json(args.json, command, evaluations, seconds, args.workdir)
+        write_json(args.json, command, evaluations, seconds, found)
     print("\n".join(lines))
 
 
-def write_json(path: str, command: str, evaluations: dict, seconds: float, workdir: str) -> None:
+def write_json(path: str, command: str, evaluations: dict, seconds: float, found: dict) -> None:
     """Every number of the page but the seconds, rounded to 4 decimals, keys sorted: a file to diff between runs."""
     def rounded(row: dict) -> dict:
         return {k: ((None if v != v else round(v, 4)) if isinstance(v, float)
                     else rounded(v) if isinstance(v, dict) else v)
                 for k, v in row.items() if k != "seconds"}
     sets = {}
-    for e in evaluations.values():
+    for name, e in evaluations.items():
         cells = lofo_cells(e)
         sets[e["title"]] = {
             "in_distribution": e["in_distribution"], "pairs": e["n"], "sources": e["sources"],
@@ -296,7 +297,7 @@ def write_json(path: str, command: str, evaluations: dict, seconds: float, workd
             "leave_one_family_out": {family: rounded(row) for family, row in e["lofo"].items()},
             "kinds_family_left_out": {k: {"family": CLOSEST_FAMILY[k], "auc": round(v, 4)} for k, v in cells.items()},
             "headline": rounded(headline(e)),
-            "intervals": {part: [rounded(cell) for cell in cells] for part, cells in intervals(e, workdir).items()},
+            "intervals": {part: [rounded(cell) for cell in listed] for part, listed in found[name].items()},
         }
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         json.dump({"command": command, "minutes": round(seconds / 60, 1), "sets": sets}, f, indent=1, sort_keys=True,
