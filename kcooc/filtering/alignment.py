@@ -58,11 +58,10 @@ import numpy as np
 from ..errors import InputError
 from ..hashing import splitmix64
 from ..text import lowered
-from .tokens import KATAKANA_WORDS, token_ids, token_sequences
+from .tokens import KATAKANA_WORDS, STEM, token_ids, token_sequences
 
 ALIGNMENT_FEATURES = ("align_tgt", "align_src", "cover_src", "cover_tgt", "order", "token_ratio")
 TOKEN_LIMIT = 48  # words of the longer side of a pair that the alignment sees
-STEM = (4, 2)  # the code points of a word the alignment sees: its first 4, or 2 if they are Hangul syllables
 DIAGONALS = (0.0, 1.0, 2.0, 4.0, 8.0)  # candidate lambdas of the diagonal prior
 
 

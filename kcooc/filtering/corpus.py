@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..hashing import mix64, splitmix64
 from ..text import lowered
 from .sentences import Multiset, SentenceCounts, sentence_keys, without_own
-from .tokens import folded_grams, token_ids, token_marks
+from .tokens import STEM, WHOLE, folded_grams, token_ids, token_marks
 from .word_typicality import (
     FOLD,
     GRAM,
@@ -85,7 +85,8 @@ class CorpusCounts:
     (word_typicality.spelling); ``plain_grams[side]`` / ``accented_grams[side]``, the folded character n-grams
     of the words (tokens.folded_grams, ``GRAM`` characters) written without / with a diacritic in them (the
     sub-word share of word_typicality.spelling); ``shapes[side]`` / ``shape_bigrams[side]``, the same counts of
-    the words' shapes (word_typicality.py).
+    the words' shapes (word_typicality.py); ``stems[side]`` / ``stem_bigrams[side]``, the same counts of the words'
+    stems (tokens.STEM, as the alignment's: the order test of word_typicality.swaps).
     """
 
     trigrams: np.ndarray  # (2, fluency_buckets)
@@ -99,6 +100,8 @@ class CorpusCounts:
     accented_grams: np.ndarray  # (2, word_buckets)
     shapes: np.ndarray  # (2, SHAPE_BUCKETS)
     shape_bigrams: np.ndarray  # (2, SHAPE_BUCKETS)
+    stems: np.ndarray  # (2, word_buckets)
+    stem_bigrams: np.ndarray  # (2, word_buckets)
 
     @classmethod
     def count(cls, src: list[str], tgt: list[str], fluency_buckets: int, word_buckets: int) -> "CorpusCounts":
@@ -133,6 +136,12 @@ class CorpusCounts:
             tables["shapes"].append(shapes)
             tables["shape_bigrams"].append(np.bincount(sentence_bigram_ids(shape_previous, shape, SHAPE_BUCKETS),
                                                        minlength=SHAPE_BUCKETS))
+            stem_previous, stem, _ = word_bigrams(text, word_buckets, STEM)
+            stems = np.bincount(stem, minlength=word_buckets)
+            stems[0] = words[0]
+            tables["stems"].append(stems)
+            tables["stem_bigrams"].append(np.bincount(sentence_bigram_ids(stem_previous, stem, word_buckets),
+                                                      minlength=word_buckets))
         return cls(**{name: np.stack(rows).astype(np.int32) for name, rows in tables.items()})
 
     def merge(self, other: "CorpusCounts") -> "CorpusCounts":
@@ -166,10 +175,12 @@ class CorpusCounts:
         return counts
 
 
-def word_bigrams(text: tuple, word_buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def word_bigrams(text: tuple, word_buckets: int, stem: tuple[int, int] = WHOLE
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every word of the sentences (``text``: their ``lowered`` code points; tokens.token_ids: hashed
-    into ids 1 .. word_buckets - 1) with the word before it (0 before the first), and its sentence."""
-    ids, indptr = token_ids(text, word_buckets - 1)
+    into ids 1 .. word_buckets - 1; ``stem``: the code points hashed, as there) with the word before it (0 before
+    the first), and its sentence."""
+    ids, indptr = token_ids(text, word_buckets - 1, stem)
     word = ids.astype(np.int64) + 1
     lengths = np.diff(indptr)
     first = np.zeros(word.size, dtype=bool)
@@ -269,6 +280,7 @@ class CorpusModel:
         self.log_context = np.log(without_own(counts.contexts, slice(None), 1) + a * self.alphabet)
         self.total = counts.words[:, 1:].sum(axis=1)
         self.shape_total = counts.shapes[:, 1:].sum(axis=1)
+        self.stem_total = counts.stems[:, 1:].sum(axis=1)
 
     def features(self, src: list[str], tgt: list[str], originals: tuple | None = None, texts: tuple | None = None
                  ) -> np.ndarray:
@@ -310,6 +322,11 @@ class CorpusModel:
         shape_model = self.bigram_model((shape_previous, shape, sentence), lookup(counts.shapes[side], shape, "shapes"),
                                         counts.shapes[side], counts.shape_bigrams[side], self.shape_total[side], own,
                                         original and original["shape_bigrams"])
+        stem_previous, stem, _ = word_bigrams(text, buckets, STEM)
+        stems = lookup(counts.stems[side], stem, "stems")
+        stem_model = self.bigram_model((stem_previous, stem, sentence), stems, counts.stems[side],
+                                       counts.stem_bigrams[side], self.stem_total[side], own,
+                                       original and original["stem_bigrams"])
         arguments, spaced = token_marks(text)
         keys, had_accent, pairs = spelling_pairs(text, previous, buckets)
         grams, _, token = folded_grams(text, buckets, FOLD, GRAM, (words == 0) & ~had_accent)
@@ -319,8 +336,9 @@ class CorpusModel:
                 spelling(had_accent, words, counts.accented[side, keys], lookup(counts.spelling_pairs[side], pairs,
                                                                               "spelling_pairs"),
                          counts.accented_pairs[side, pairs], sub_word, sentence, n),
-                swaps(word_model, shape_model, (words >= 1) & ~arguments, spaced, unspaced(text), self.interpolation,
-                      self.order_smoothing))
+                swaps(word_model, shape_model, stem_model, (words >= 1) & ~arguments,
+                      (stems >= 1) & ~arguments, spaced, unspaced(text),
+                      self.interpolation, self.order_smoothing))
 
     @staticmethod
     def bigram_model(tokens: tuple, token_counts: np.ndarray, unigrams: np.ndarray, bigrams: np.ndarray, total: int,
@@ -348,6 +366,7 @@ class CorpusModel:
         trigram, context, at = trigram_ids(text, self.fluency_buckets)
         previous, word, sentence = word_bigrams(text, self.word_buckets)
         shape_previous, shape = word_shapes(sentences, previous, sentence)
+        stem_previous, stem, _ = word_bigrams(text, self.word_buckets, STEM)
         first = previous == 0
         _, _, pairs = spelling_pairs(text, previous, self.word_buckets)
         grams, folded, token = folded_grams(text, self.word_buckets, FOLD, GRAM)
@@ -361,7 +380,12 @@ class CorpusModel:
                 "shapes": Multiset(np.r_[sentence, sentence[first]], np.r_[shape, shape_previous[first]],
                                    SHAPE_BUCKETS),
                 "shape_bigrams": Multiset(sentence_bigram_rows(previous, sentence),
-                                          sentence_bigram_ids(shape_previous, shape, SHAPE_BUCKETS), SHAPE_BUCKETS)}
+                                          sentence_bigram_ids(shape_previous, shape, SHAPE_BUCKETS), SHAPE_BUCKETS),
+                "stems": Multiset(np.r_[sentence, sentence[first]], np.r_[stem, stem_previous[first]],
+                                  self.word_buckets),
+                "stem_bigrams": Multiset(sentence_bigram_rows(previous, sentence),
+                                         sentence_bigram_ids(stem_previous, stem, self.word_buckets),
+                                         self.word_buckets)}
 
     def fluency(self, text: tuple, side: int, own: np.ndarray, original: dict | None = None) -> np.ndarray:
         """Mean log p(c | ab) over each sentence's character trigrams (log 1/K without any), each looked up

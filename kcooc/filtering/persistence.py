@@ -44,8 +44,9 @@ KIND = "filter"
 # and a %NAME before a lower-case letter are no named placeholder; the glued words; 27: the language posteriors
 # are among the languages whose alphabet holds the side's Cyrillic letters; 28: a second-level kanji on a Japanese
 # side without kana is a foreign letter; 29: the sides' sentence breaks agree; 30: a side without spaces is
-# also rotated under its tokens' shapes, a kana or Han token's shape its script).
-FEATURE_VERSION = 30
+# also rotated under its tokens' shapes, a kana or Han token's shape its script; 31: a side with spaces adds the
+# lowest swap of its words' stems).
+FEATURE_VERSION = 31
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,

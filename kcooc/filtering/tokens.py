@@ -4,7 +4,8 @@ have no spaces), hashed into ids (FNV-1a over the code points, then one xor-shif
 models (corpus.py), the spelling and order features (word_typicality.py), the damage features and the synthetic
 noise see the same tokens with the same boundaries. The alignment (alignment.py) sees words: a run of katakana
 is one token there (``KATAKANA_WORDS``: ``ファイル``, ``フィールド``, apart from the Latin letters, kanji and
-hiragana around it), and it hashes only each token's first code points (its ``stem``).
+hiragana around it), and it hashes only each token's first code points (its stem, ``STEM``), as the order test's
+model of stems does (word_typicality.swaps).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 from ..text import CJK, SEPARATORS, SPACE, lowered
 
 WHOLE = (1 << 30, 1 << 30)  # a stem that is the whole token
+STEM = (4, 2)  # a word's stem: its first 4 code points, or 2 if they are Hangul syllables (alignment, order test)
 
 
 def _katakana_words() -> np.ndarray:
