@@ -290,22 +290,26 @@ def swaps(words: Bigrams, shapes: Bigrams, stems: Bigrams, testable: np.ndarray,
     by_shape = np.zeros(cuts.size)
     for rotated in (False, True):  # the shapes' swaps on the sides with spaces, their rotations on the others
         at_cuts = np.flatnonzero(rotate == rotated)
-        kept = unspaced[shapes.sentence] == rotated
-        at = np.cumsum(kept) - 1  # each kept shape's index among them
-        model = shapes._replace(previous=shapes.previous[kept], token=shapes.token[kept],
-                                sentence=shapes.sentence[kept], unigram=shapes.unigram[kept])
+        model, at = of_sentences(shapes, unspaced[shapes.sentence] == rotated)
         by_shape[at_cuts] = order_margins(model, interpolation, smoothing, at[cuts[at_cuts]],
                                           np.full(at_cuts.size, rotated), at[firsts[at_cuts]], at[lasts[at_cuts]])
     values[~rotate] += by_shape[~rotate]
     swapped = np.flatnonzero(~rotate)
     values[swapped[same_words(words.token, firsts[swapped], cuts[swapped], lasts[swapped])]] = 0.0
     k, a, e = cuts[swapped], firsts[swapped], lasts[swapped]
-    by_stem = order_margins(stems, interpolation, smoothing, k, np.zeros(k.size, dtype=bool), a, e)
+    model, at = of_sentences(stems, ~unspaced[stems.sentence])  # the stems' swaps, on the sides with spaces only
+    by_stem = order_margins(model, interpolation, smoothing, at[k], np.zeros(k.size, dtype=bool), at[a], at[e])
     by_stem[~(stem_testable[a] & stem_testable[k - 1] & stem_testable[k] & stem_testable[e])] = 0.0
     n = np.maximum(np.bincount(words.sentence[starts], minlength=unspaced.size), 1)  # words (not tokens) of each
     return (lowest(values, rows, unspaced.size) / np.sqrt(np.where(unspaced, 1, n))
             + (lowest(np.where(rotate, by_shape, 0.0), rows, unspaced.size)
                + lowest(by_stem, rows[swapped], unspaced.size)) / np.sqrt(n))
+
+
+def of_sentences(model: Bigrams, kept: np.ndarray) -> tuple[Bigrams, np.ndarray]:
+    """``model`` with its tokens ``kept`` only (whole sentences), and each token's index among them."""
+    return (model._replace(previous=model.previous[kept], token=model.token[kept], sentence=model.sentence[kept],
+                           unigram=model.unigram[kept]), np.cumsum(kept) - 1)
 
 
 def same_words(token: np.ndarray, firsts: np.ndarray, cuts: np.ndarray, lasts: np.ndarray) -> np.ndarray:
