@@ -285,8 +285,7 @@ def swaps(words: Bigrams, shapes: Bigrams, stems: Bigrams, testable: np.ndarray,
     rows = words.sentence[cuts]
     rotate = unspaced[rows]
     values = order_margins(words, interpolation, smoothing, cuts, rotate, firsts, lasts)
-    tested = testable[firsts] & testable[cuts - 1] & testable[cuts] & testable[lasts]
-    values[~rotate & ~tested] = 0.0  # a word nowhere else, an argument
+    values[~rotate & ~at_word_ends(testable, firsts, cuts, lasts)] = 0.0  # a word nowhere else, an argument
     by_shape = np.zeros(cuts.size)
     for rotated in (False, True):  # the shapes' swaps on the sides with spaces, their rotations on the others
         at_cuts = np.flatnonzero(rotate == rotated)
@@ -299,11 +298,17 @@ def swaps(words: Bigrams, shapes: Bigrams, stems: Bigrams, testable: np.ndarray,
     k, a, e = cuts[swapped], firsts[swapped], lasts[swapped]
     model, at = of_sentences(stems, ~unspaced[stems.sentence])  # the stems' swaps, on the sides with spaces only
     by_stem = order_margins(model, interpolation, smoothing, at[k], np.zeros(k.size, dtype=bool), at[a], at[e])
-    by_stem[~(stem_testable[a] & stem_testable[k - 1] & stem_testable[k] & stem_testable[e])] = 0.0
+    by_stem[~at_word_ends(stem_testable, a, k, e)] = 0.0
     n = np.maximum(np.bincount(words.sentence[starts], minlength=unspaced.size), 1)  # words (not tokens) of each
     return (lowest(values, rows, unspaced.size) / np.sqrt(np.where(unspaced, 1, n))
             + (lowest(np.where(rotate, by_shape, 0.0), rows, unspaced.size)
                + lowest(by_stem, rows[swapped], unspaced.size)) / np.sqrt(n))
+
+
+def at_word_ends(flags: np.ndarray, firsts: np.ndarray, cuts: np.ndarray, lasts: np.ndarray) -> np.ndarray:
+    """Whether ``flags`` holds at all four end tokens of the two words of each swap: tokens ``firsts`` .. ``cuts`` - 1
+    and ``cuts`` .. ``lasts``."""
+    return flags[firsts] & flags[cuts - 1] & flags[cuts] & flags[lasts]
 
 
 def of_sentences(model: Bigrams, kept: np.ndarray) -> tuple[Bigrams, np.ndarray]:
