@@ -127,10 +127,11 @@ class LearnConfig:
     typicality_weight: float = option(0.5, "typicality factor: the exponent w (0: no typicality factor)",
                                       Range(0, 10))
     order_weight: float = option(1.25, "the score is multiplied by exp(beta min(0, s + 1/2)), s the target's swaps "
-                                 "(how much likelier the corpus's word and word-shape bigram models find its words in "
-                                 "another local order, a log-likelihood ratio <= 0) in units of their spread on the "
-                                 "sample (minus its 5% quantile, at least 1): a fixed prior on word order, so that "
-                                 "misordered words lower the score even when no training noise had them (0: off)",
+                                 "(how much likelier the corpus's word, word-shape and word-stem bigram models find "
+                                 "its words in another local order, a log-likelihood ratio <= 0) in units of their "
+                                 "spread on the sample (minus its 5% quantile, at least 1): a fixed prior on word "
+                                 "order, so that misordered words lower the score even when no training noise had them "
+                                 "(0: off)",
                                  Range(0, 10))
     spelling_weight: float = option(0.75, "the score is multiplied by exp(beta s), s <= 0 the target's spelling (the "
                                     "log share of its least usual word among the corpus's spellings of it after the "
