@@ -1016,8 +1016,8 @@ def test_corpus_features_equal_a_per_pair_reference():
                                                               + 2)))
         return min(scores)
 
-    def swap_score(text, side):  # word_typicality.py: lowest swap of words plus shapes, plus lowest swap of stems,
-        # over sqrt(words); or rotation
+    def swap_score(text, side):  # word_typicality.py: lowest swap of words plus shapes plus stems over sqrt(words),
+        # or rotation
         def log_terms(sequence, unigrams, bigrams_of, buckets):
             """log (c(v w) + d + b p(w)) for any v, w of the sentence ``sequence`` (start, tokens, end: 0 ... 0),
             c without every occurrence the sentence added."""
@@ -1044,7 +1044,7 @@ def test_corpus_features_equal_a_per_pair_reference():
         word_term = log_terms(sequence, words, bigrams, word_buckets)
         shape_term = log_terms(shaped, shapes, shape_bigrams, SHAPE_BUCKETS)
         stem_term = log_terms(stemmed, stems, stem_bigrams, word_buckets)
-        values, by_stem, n = [0.0], [0.0], len(sequence) - 2
+        values, n = [0.0], len(sequence) - 2
         without_spaces = any(CJK[ord(c)] for c in text if ord(c) < 0x10000)
         if without_spaces:  # rotation of the tokens at the cut before the k-th (1-based): X Y against Y X,
             def rotation(term, tokens, k):  # under the words' model plus the shapes'
@@ -1060,16 +1060,16 @@ def test_corpus_features_equal_a_per_pair_reference():
                 spans.append((at, at + len(naive_token_list(word)) - 1))
                 at += len(naive_token_list(word))
         for (first, before_last), (k, last) in zip(spans, spans[1:]):
-            ends = [first, before_last, k, last]
-            argument = any(arguments[j - 1] for j in ends)  # a part only where the corpus has the tokens (stems)
-            stem_seen = min(without(stems, side, stemmed[j], text) for j in ends) >= 1 and not argument
-            by_stem.append(swap(stem_term, stemmed, first, k, last) if stem_seen else 0.0)  # elsewhere, no argument
             if sequence[first : k] == sequence[k : last + 1]:  # the same word twice
                 continue
-            seen = min(without(words, side, sequence[j], text) for j in ends) >= 1 and not argument
+            ends = [first, before_last, k, last]
+            argument = any(arguments[j - 1] for j in ends)  # a part only where the corpus has the tokens (stems)
+            seen = min(without(words, side, sequence[j], text) for j in ends) >= 1 and not argument  # elsewhere,
+            stem_seen = min(without(stems, side, stemmed[j], text) for j in ends) >= 1 and not argument  # no argument
             values.append((swap(word_term, sequence, first, k, last) if seen else 0.0)
-                          + swap(shape_term, shaped, first, k, last))
-        return (min(values) + min(by_stem)) / math.sqrt(max(len(spans), 1))
+                          + swap(shape_term, shaped, first, k, last)
+                          + (swap(stem_term, stemmed, first, k, last) if stem_seen else 0.0))
+        return min(values) / math.sqrt(max(len(spans), 1))
 
     expected = [[fluency_score(s, 0), fluency_score(t, 1), word_score(s, 0), word_score(t, 1), spelling_score(s, 0),
                  spelling_score(t, 1), swap_score(s, 0), swap_score(t, 1)] for s, t in zip(src, tgt)]

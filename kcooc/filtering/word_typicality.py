@@ -77,19 +77,19 @@ under the shapes' model over the square root of the side's tokens, where the sha
 shape, of a katakana another and of a hiragana the character itself (``SHAPE_CHARACTERS``): a few thousand
 catalogue lines seldom hold a phrase's right order in its own characters, but they hold where the particles
 and endings that place a phrase go (``多すぎますユーザが``, ``ヘッダーです初期化されていない``), and the
-characters' rotation alone left most of their misordered targets at 0. On a side with spaces, the lowest swap of
-the words' *stems* (tokens.STEM: a token's first four code points, two for Hangul syllables, as the alignment
-sees words) under the same model of the stems is added to the lowest swap of words and shapes, each with its own
-lowest: an inflected word the corpus never has in that form, whose words' part is therefore 0, is still placed
-by its stem (Korean ``열 파일로`` after the corpus's ``파일을 열``, Polish or Czech case endings), and a few
-thousand lines see each stem far more often than each form. The stems' part is 0 where a token at either word's
-ends has a stem the corpus has nowhere else or is an argument. A swap of two words that are the same tokens
+characters' rotation alone left most of their misordered targets at 0. On a side with spaces, each swap is
+also judged by the same model of the words' *stems* (tokens.STEM: a token's first four code points, two for
+Hangul syllables, as the alignment sees words), its swap(k) there added to the words' and the shapes': an
+inflected word the corpus never has in that form, whose words' part is therefore 0, is still placed by its stem
+(Korean ``열 파일로`` after the corpus's ``파일을 열``, Polish or Czech case endings), and a few thousand lines
+see each stem far more often than each form. The stems' part is 0 where a token at either word's ends has a stem
+the corpus has nowhere else or is an argument. A swap of two words that are the same tokens
 (``ping: PING``, whose shapes alone differ) is 0. A side's feature is its lowest value and 0
 (0 for fewer than two words or tokens): near 0 or above when the corpus shows no other order as likelier,
 strongly negative when the other order is what the corpus writes. On a side with spaces it is divided by
 the square root of the side's words, n:
 
-    swaps = (min(0, min_k swap(k)) + min(0, min_k stem swap(k))) / sqrt(n),
+    swaps = min(0, min_k swap(k)) / sqrt(n),   swap(k) = its words' + its shapes' + its stems',
 
 because the lowest of n - 1 tests falls with n on clean sentences too (one rare word beside a common
 bigram is enough), so that a long clean sentence is not held to a stricter test than a short one;
@@ -268,8 +268,8 @@ def order_margins(model: Bigrams, interpolation: float, smoothing: float, cuts: 
 def swaps(words: Bigrams, shapes: Bigrams, stems: Bigrams, testable: np.ndarray, stem_testable: np.ndarray,
           spaced: np.ndarray, unspaced: np.ndarray, interpolation: float, smoothing: float) -> np.ndarray:
     """Each sentence's lowest swap(k) of two adjacent words (0 where a token at either word's ends is not
-    ``testable``) plus that of their shapes and 0, plus its lowest swap(k) of their stems and 0 (0 where not
-    ``stem_testable``), divided by the square root of its words, or its lowest rotation(k) of its tokens and 0 plus
+    ``testable``) plus that of their shapes and of their stems (0 where not ``stem_testable``), and 0, divided by the
+    square root of its words, or its lowest rotation(k) of its tokens and 0 plus
     that of their shapes and 0 over the square root of its tokens where ``unspaced`` (module docstring;
     ``interpolation`` b, ``smoothing`` d). ``words``, ``shapes``, ``stems``: the same tokens' ids, shapes and stems;
     ``testable`` / ``stem_testable``: whether each token is one / has a stem the corpus has besides the sentence's own
@@ -299,10 +299,10 @@ def swaps(words: Bigrams, shapes: Bigrams, stems: Bigrams, testable: np.ndarray,
     model, at = of_sentences(stems, ~unspaced[stems.sentence])  # the stems' swaps, on the sides with spaces only
     by_stem = order_margins(model, interpolation, smoothing, at[k], np.zeros(k.size, dtype=bool), at[a], at[e])
     by_stem[~at_word_ends(stem_testable, a, k, e)] = 0.0
+    values[swapped] += by_stem
     n = np.maximum(np.bincount(words.sentence[starts], minlength=unspaced.size), 1)  # words (not tokens) of each
     return (lowest(values, rows, unspaced.size) / np.sqrt(np.where(unspaced, 1, n))
-            + (lowest(np.where(rotate, by_shape, 0.0), rows, unspaced.size)
-               + lowest(by_stem, rows[swapped], unspaced.size)) / np.sqrt(n))
+            + lowest(np.where(rotate, by_shape, 0.0), rows, unspaced.size) / np.sqrt(n))
 
 
 def at_word_ends(flags: np.ndarray, firsts: np.ndarray, cuts: np.ndarray, lasts: np.ndarray) -> np.ndarray:
