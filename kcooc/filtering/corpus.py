@@ -1,8 +1,8 @@
 """Corpus features of the learned filter score: how typical each side is of the corpus's own sides.
 
 The screen pass counts the corpus (:class:`CorpusCounts`: hashed character trigrams, words, word
-bigrams and accented spellings per side; integer counts merged in task order, so every engine gets the
-same); :class:`CorpusModel` scores each side under those counts: a character-trigram fluency
+bigrams and accented spellings per side, the n-grams of ngrams.py; integer counts merged in task order, so
+every engine gets the same); :class:`CorpusModel` scores each side under those counts: a character-trigram fluency
 (Zipporah, Xu & Koehn 2017, uses the same fluency idea), a word-bigram fluency, and the spelling and
 word-order typicality of word_typicality.py. Every lookup leaves out the sentence's own occurrences
 (sentences.py); a synthetic training example is looked up as if it stood in the corpus in the place of
@@ -18,20 +18,25 @@ import numpy as np
 
 from ..encoders import lower_bound
 from ..errors import InputError
-from ..hashing import mix64, splitmix64
 from ..text import lowered
+from .ngrams import (
+    bigram_ids,
+    sentence_bigram_ids,
+    sentence_bigram_rows,
+    spelling_pairs,
+    trigram_ids,
+    word_bigrams,
+    word_shapes,
+)
 from .sentences import Multiset, SentenceCounts, sentence_keys, without_own
-from .tokens import STEM, WHOLE, folded_grams, token_ids, token_marks
+from .tokens import STEM, folded_grams, token_marks
 from .word_typicality import (
     FOLD,
     GRAM,
     SHAPE_BUCKETS,
     WORD_TYPICALITY_FEATURES,
     Bigrams,
-    last_words,
-    shape_ids,
     spelling,
-    spelling_keys,
     sub_word_share,
     swaps,
     unspaced,
@@ -39,34 +44,6 @@ from .word_typicality import (
 
 SCANNED = 32  # bigrams of a sentence that _times_in scans instead of searching them sorted
 CORPUS_FEATURES = ("fluency_src", "fluency_tgt", "words_src", "words_tgt", *WORD_TYPICALITY_FEATURES)
-
-
-# -- tokens and character trigrams -------------------------------------------------------------
-def trigram_ids(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Hashed ids of every character trigram and of its first two characters, and its sentence.
-
-    ``text`` is ``lowered(sentences)``: each sentence is followed by an end mark, so a trigram
-    may end a sentence but not span two. The hash is splitmix64 of the three code points packed
-    into 63 bits (code points are < 2^21).
-    """
-    codes, sentence_of, _ = text
-    return _trigrams(codes.astype(np.uint64), sentence_of, np.uint64(buckets))
-
-
-@numba.njit(cache=True, nogil=True)
-def _trigrams(codes, sentence_of, buckets):  # pragma: no cover - compiled
-    size = max(len(codes) - 2, 0)
-    trigram, context, sentence = np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size, np.int64)
-    k = 0
-    for i in range(size):
-        if codes[i] == 10 or sentence_of[i] != sentence_of[i + 2]:
-            continue
-        pair = codes[i] | (codes[i + 1] << np.uint64(21))
-        trigram[k] = np.int64(splitmix64(pair | (codes[i + 2] << np.uint64(42))) % buckets)
-        context[k] = np.int64(splitmix64(pair) % buckets)
-        sentence[k] = sentence_of[i]
-        k += 1
-    return trigram[:k], context[:k], sentence[:k]
 
 
 # -- corpus statistics -------------------------------------------------------------------------
@@ -175,35 +152,6 @@ class CorpusCounts:
         return counts
 
 
-def word_bigrams(text: tuple, word_buckets: int, stem: tuple[int, int] = WHOLE
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every word of the sentences (``text``: their ``lowered`` code points; tokens.token_ids: hashed
-    into ids 1 .. word_buckets - 1; ``stem``: the code points hashed, as there) with the word before it (0 before
-    the first), and its sentence."""
-    ids, indptr = token_ids(text, word_buckets - 1, stem)
-    word = ids.astype(np.int64) + 1
-    lengths = np.diff(indptr)
-    first = np.zeros(word.size, dtype=bool)
-    first[indptr[:-1][lengths > 0]] = True
-    previous = np.where(first, 0, np.r_[0, word[:-1]])
-    return previous, word, np.repeat(np.arange(text[2]), lengths)
-
-
-def spelling_pairs(text: tuple, previous: np.ndarray, word_buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each word's spelling key and whether it had a diacritic (word_typicality.spelling_keys), and the hashed
-    pair of the key of the word before it (0 before the first) and its own; ``previous``: word_bigrams' of
-    ``text``."""
-    keys, had_accent = spelling_keys(text, word_buckets)
-    return keys, had_accent, bigram_ids(np.where(previous == 0, 0, np.r_[0, keys[:-1]]), keys, word_buckets)
-
-
-def word_shapes(sentences: list[str], previous: np.ndarray, sentence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``word_bigrams``' previous and word of the words' shapes (word_typicality.shape_ids): ``previous``,
-    ``sentence`` of the words of ``sentences`` as ``word_bigrams`` gives them."""
-    shape = shape_ids(sentences, np.bincount(sentence, minlength=len(sentences)))
-    return np.where(previous == 0, 0, np.r_[0, shape[:-1]]), shape
-
-
 @numba.njit(cache=True, nogil=True)
 def _sorted_rows(row_starts, ids):  # pragma: no cover - compiled
     """``ids`` with each row (CSR ``row_starts``) longer than ``_times_in`` scans sorted."""
@@ -228,25 +176,6 @@ def _times_in(row_starts, sorted_ids, rows, query):  # pragma: no cover - compil
             at = lower_bound(sorted_ids, start, end, value)
             out[q] = lower_bound(sorted_ids, at, end, value + 1) - at
     return out
-
-
-def bigram_ids(previous: np.ndarray, word: np.ndarray, word_buckets: int) -> np.ndarray:
-    return (mix64(previous.astype(np.uint64) * np.uint64(word_buckets) + word.astype(np.uint64))
-            % np.uint64(word_buckets)).astype(np.int64)
-
-
-def sentence_bigram_ids(previous: np.ndarray, word: np.ndarray, word_buckets: int) -> np.ndarray:
-    """The ids of every bigram of the sentences: each word after the one before it (the start, 0, before the
-    first), and the end (0) after each sentence's last word, in the order of the words, each end after its word."""
-    ids = bigram_ids(previous, word, word_buckets)
-    last = np.flatnonzero(last_words(previous))
-    return np.insert(ids, last + 1, bigram_ids(word[last], np.zeros(last.size, np.int64), word_buckets))
-
-
-def sentence_bigram_rows(previous: np.ndarray, sentence: np.ndarray) -> np.ndarray:
-    """The sentence of each id of ``sentence_bigram_ids``."""
-    last = np.flatnonzero(last_words(previous))
-    return np.insert(sentence, last + 1, sentence[last])
 
 
 class CorpusModel:

@@ -334,7 +334,7 @@ def symbol_share(stats: TextStats, visible: np.ndarray) -> np.ndarray:
 
 def copied_share(src: tuple, tgt: tuple) -> np.ndarray:
     """Share of each target's distinct lower-cased character trigrams that its source has too (0 for
-    a target without trigrams; the trigrams of ``corpus.trigram_ids``, compared exactly); ``src``, ``tgt``:
+    a target without trigrams; the trigrams of ``ngrams.trigram_ids``, compared exactly); ``src``, ``tgt``:
     the sides' ``lowered`` code points."""
     (s_codes, s_of, n), (t_codes, t_of, _) = src, tgt
     return _copied_share(s_codes.astype(np.int64), _starts(s_of, n), t_codes.astype(np.int64), _starts(t_of, n))

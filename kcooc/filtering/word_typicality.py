@@ -99,7 +99,7 @@ cost more misordered targets than it spared clean ones (its shapes' rotation is 
 en-ja's clean descriptions, dozens of characters long, more than it found). Every bigram is counted without the
 occurrences the sentence itself added (corpus.CorpusModel).
 
-Words, stems and bigrams are hashed as the word fluency's (corpus.word_bigrams, ``CorpusCounts``).
+Words, stems and bigrams are hashed as the word fluency's (ngrams.word_bigrams, ``CorpusCounts``).
 """
 
 from __future__ import annotations
@@ -198,7 +198,7 @@ def spelling(had_accent: np.ndarray, count: np.ndarray, accented: np.ndarray, pa
 
 
 def last_words(previous: np.ndarray) -> np.ndarray:
-    """Whether each word of corpus.word_bigrams (``previous``: the word before each, 0 before a first) is its
+    """Whether each word of ngrams.word_bigrams (``previous``: the word before each, 0 before a first) is its
     sentence's last."""
     return np.r_[previous[1:] == 0, True] if previous.size else np.zeros(0, dtype=bool)
 
@@ -212,7 +212,7 @@ def unspaced(text: tuple) -> np.ndarray:
 
 class Bigrams(NamedTuple):
     """One side's tokens under a bigram model counted on the corpus (corpus.CorpusModel): ``previous``,
-    ``token``, ``sentence`` as corpus.word_bigrams gives them (``previous`` 0 before a sentence's first
+    ``token``, ``sentence`` as ngrams.word_bigrams gives them (``previous`` 0 before a sentence's first
     token); ``count(v, w, rows)``: c(v w) for the sentences ``rows`` (w = 0: v ends the sentence), without
     the occurrences the sentence itself added; ``unigram``: p(w) of each token; ``end``: p of the end."""
 
