@@ -732,9 +732,20 @@ def naive_bigram(previous, word, buckets):
     return int(mix64(np.uint64(previous * buckets + word))) % buckets
 
 
+def naive_misdecoded(x):
+    """UTF-8 lead bytes read as Latin-1 or cp1252 in ``x``: a lead of two bytes (0xC2-0xDF) before one
+    continuation, of three (0xE0-0xEF) before two (damage.py's docstring)."""
+    from kcooc.filtering.damage import _CONTINUATION
+
+    x += "\n"
+    needed = [1 if 0xC2 <= ord(c) < 0xE0 else 2 if 0xE0 <= ord(c) < 0xF0 else 0 for c in x]
+    return sum(k > 0 and all(_CONTINUATION[min(ord(c), 0xFFFF)] for c in x[i + 1 : i + 1 + k]) and i + k < len(x)
+               for i, k in enumerate(needed))
+
+
 def naive_damage(s, t):
     """DAMAGE_FEATURES of one pair, character by character as damage.py's docstring defines them."""
-    from kcooc.filtering.damage import _CONTINUATION, _PRIVATE_USE
+    from kcooc.filtering.damage import _PRIVATE_USE
     from kcooc.text import CONTROL, LETTER, LOWER, SPACE, UPPER
 
     def table(t, c):
@@ -756,12 +767,6 @@ def naive_damage(s, t):
 
     def glued(x):
         return sum(table(LOWER, a) and table(UPPER, b) for a, b in zip(x, x[1:]))
-
-    def misdecoded(x):  # a lead of two bytes (0xC2-0xDF) before one continuation, of three (0xE0-0xEF) before two
-        x += "\n"
-        needed = [1 if 0xC2 <= ord(c) < 0xE0 else 2 if 0xE0 <= ord(c) < 0xF0 else 0 for c in x]
-        return sum(k > 0 and all(table(_CONTINUATION, c) for c in x[i + 1 : i + 1 + k]) and i + k < len(x)
-                   for i, k in enumerate(needed))
 
     def repeats(x):  # repeated bigrams, or the longest run of k tokens followed at once by the same k
         tokens = [naive_hash(token) % (1 << 20) for token in naive_token_list(x)]
@@ -831,7 +836,7 @@ def naive_damage(s, t):
     (s_caps, s_cased), (t_caps, t_cased) = caps(s), caps(t)
     copied = len(trigrams(t) & trigrams(s)) / max(len(trigrams(t)), 1)
     return [max(glyphs(s) - glyphs(t), 0) / visible(s), max(glyphs(t) - glyphs(s), 0) / visible(t),
-            math.log1p(misdecoded(s)), math.log1p(misdecoded(t)), repeats(s), repeats(t),
+            math.log1p(naive_misdecoded(s)), math.log1p(naive_misdecoded(t)), repeats(s), repeats(t),
             max(stutter(s) - stutter(t), 0.0), max(stutter(t) - stutter(s), 0.0),
             math.log1p(max(glued(s) - glued(t), 0)), math.log1p(max(glued(t) - glued(s), 0)),
             math.log1p(longest_run(s)), math.log1p(longest_run(t)),
@@ -900,7 +905,8 @@ def test_corpus_features_equal_a_per_pair_reference():
     from kcooc.filtering.word_typicality import GRAM, SHAPE_BUCKETS
 
     src, tgt = excerpt(200)
-    spelled = [("Installed", "Geïnstalleerd"), ("Integrated", "Geïntegreerd"), ("Informed", "Geinformeerd"),
+    spelled = [("The size", "Die GrÃ¶ÃŸe"), ("Open file", "íŒŒì¼ ì—´ê¸°"), ("I/O error", "I/O 오류"),  # misdecoded
+               ("Installed", "Geïnstalleerd"), ("Integrated", "Geïntegreerd"), ("Informed", "Geinformeerd"),
                ("It is not valid", "Non è valido"), ("It is not set", "Non è impostato"),
                ("Black and white", "Bianco e nero"), ("It is not empty", "non e vuoto"),
                ("Red and blue", "rosso e blu"),
@@ -951,14 +957,15 @@ def test_corpus_features_equal_a_per_pair_reference():
             for previous, stem in stemmed + [(stem, 0) for _, stem in stemmed[-1:]]:
                 stems[side, stem] += bool(stem)
                 stem_bigrams[side, naive_bigram(previous, stem, word_buckets)] += 1
+            decoded = not naive_misdecoded(text)  # a misdecoded sentence's letters with a diacritic are bytes
             for pair, (key, accented_word) in zip(naive_spelling_pairs(text, word_buckets),
                                                   map(naive_spelling_key, naive_token_list(text))):
-                accented[side, naive_hash(key) % word_buckets] += accented_word
+                accented[side, naive_hash(key) % word_buckets] += accented_word and decoded
                 spelling_pairs[side, pair] += 1
-                accented_pairs[side, pair] += accented_word
+                accented_pairs[side, pair] += accented_word and decoded
             for token in naive_token_list(text):
                 for gram, accented_gram in naive_grams(token, word_buckets):
-                    (accented_grams if accented_gram else plain_grams)[side, gram] += 1
+                    (accented_grams if accented_gram and decoded else plain_grams)[side, gram] += 1
     assert np.array_equal(counts.trigrams, trigrams) and np.array_equal(counts.contexts, contexts)
     assert np.array_equal(counts.words, words) and np.array_equal(counts.bigrams, bigrams)
     assert np.array_equal(counts.accented, accented)
@@ -1002,6 +1009,7 @@ def test_corpus_features_equal_a_per_pair_reference():
         scores = [0.0]                # in the context of the word before it
         for token, pair in zip(naive_token_list(text), naive_spelling_pairs(text, word_buckets)):
             key, accented_word = naive_spelling_key(token)
+            accented_word = accented_word and not naive_misdecoded(text)
             count = without(words, side, naive_hash(token) % (word_buckets - 1) + 1, text)
             if not accented_word:  # a word seen nowhere else: the sub-word share of its letters' folded 4-grams
                 ratios = [(without(plain_grams, side, gram, text) + 1) / (without(plain_grams, side, gram, text)
@@ -1120,6 +1128,27 @@ def test_spelling_of_a_word_seen_nowhere_else_reads_its_parts():
     # the corpus writes the key of 'geimporteerd' once with a diacritic; its parts, once each, halve the prior 1/2
     assert known_key == pytest.approx(np.log(0.5 * 0.5 / (1 + 0.5)), rel=1e-5)
     assert plain == 0
+
+
+def test_spelling_counts_no_diacritics_in_misdecoded_sentences():
+    """Korean whose UTF-8 was read as Latin-1 (``입력`` -> ``ì\x9e\x85ë\xa0¥``) shows a letter with a diacritic
+    for each syllable's lead byte: counted as accents, they made every clean ``I/O`` of the corpus a word that
+    lost its diacritic. The same letters in a sentence read right still count."""
+    from kcooc.filtering.damage import misdecoded_sentences
+
+    clean = ["I/O 오류", "디스크 I/O", "파일을 열 수 없습니다", "I/O 서버 시작"]
+    misdecoded = [k.encode().decode("latin-1") for k in ["입력 오류", "이 파일을 읽기", "읽기 오류", "입력 장치",
+                                                         "이미지 열기", "인쇄 오류"]]
+    letters = [" ".join(c for c in line if "\u00c0" <= c <= "\u024f") for line in misdecoded]  # 'ì ë ì ë'
+    assert misdecoded_sentences(misdecoded).all() and not misdecoded_sentences(letters).any()
+    scored = ["I/O 서버", "디스크 I/O 오류"]
+    spelling = {}
+    for name, lines in (("misdecoded", misdecoded), ("letters", letters)):
+        tgt = clean + lines
+        model = corpus.CorpusModel(corpus.CorpusCounts.count(["x"] * len(tgt), tgt, 512, 1 << 16))
+        spelling[name] = model.features(["x"] * 3, scored + lines[:1])[:, 5]
+    np.testing.assert_array_equal(spelling["misdecoded"], 0.0)  # the misdecoded line itself is no doubt either
+    assert (spelling["letters"][:2] < -1).all()  # 'ì', 'í' counted as accents: 'i' lost one
 
 
 def test_swaps_see_word_shapes_where_the_words_are_new():

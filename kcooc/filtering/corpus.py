@@ -23,16 +23,15 @@ from .ngrams import (
     bigram_ids,
     sentence_bigram_ids,
     sentence_bigram_rows,
+    spelling_grams,
     spelling_pairs,
     trigram_ids,
     word_bigrams,
     word_shapes,
 )
 from .sentences import Multiset, SentenceCounts, sentence_keys, without_own
-from .tokens import STEM, folded_grams, token_marks
+from .tokens import STEM, token_marks
 from .word_typicality import (
-    FOLD,
-    GRAM,
     SHAPE_BUCKETS,
     WORD_TYPICALITY_FEATURES,
     Bigrams,
@@ -60,7 +59,7 @@ class CorpusCounts:
     per hashed spelling key; ``spelling_pairs[side]`` / ``accented_pairs[side]``, every word per hashed pair of
     its spelling key and the key of the word before it (0 before the first), and those of them with a diacritic
     (word_typicality.spelling); ``plain_grams[side]`` / ``accented_grams[side]``, the folded character n-grams
-    of the words (tokens.folded_grams, ``GRAM`` characters) written without / with a diacritic in them (the
+    of the words (ngrams.spelling_grams) written without / with a diacritic in them (the
     sub-word share of word_typicality.spelling); ``shapes[side]`` / ``shape_bigrams[side]``, the same counts of
     the words' shapes (word_typicality.py); ``stems[side]`` / ``stem_bigrams[side]``, the same counts of the words'
     stems (tokens.STEM, as the alignment's: the order test of word_typicality.swaps).
@@ -100,11 +99,11 @@ class CorpusCounts:
             tables["words"].append(words)
             tables["bigrams"].append(np.bincount(sentence_bigram_ids(previous, word, word_buckets),
                                                  minlength=word_buckets))
-            keys, had_accent, pairs = spelling_pairs(text, previous, word_buckets)
+            keys, had_accent, pairs = spelling_pairs(sentences, text, previous, sentence, word_buckets)
             tables["accented"].append(np.bincount(keys[had_accent], minlength=word_buckets))
             tables["spelling_pairs"].append(np.bincount(pairs, minlength=word_buckets))
             tables["accented_pairs"].append(np.bincount(pairs[had_accent], minlength=word_buckets))
-            grams, folded, _ = folded_grams(text, word_buckets, FOLD, GRAM)
+            grams, folded, _ = spelling_grams(text, word_buckets, had_accent)
             tables["plain_grams"].append(np.bincount(grams[~folded], minlength=word_buckets))
             tables["accented_grams"].append(np.bincount(grams[folded], minlength=word_buckets))
             shape_previous, shape = word_shapes(sentences, previous, sentence)
@@ -257,8 +256,8 @@ class CorpusModel:
                                        counts.stem_bigrams[side], self.stem_total[side], own,
                                        original and original["stem_bigrams"])
         arguments, spaced = token_marks(text)
-        keys, had_accent, pairs = spelling_pairs(text, previous, buckets)
-        grams, _, token = folded_grams(text, buckets, FOLD, GRAM, (words == 0) & ~had_accent)
+        keys, had_accent, pairs = spelling_pairs(sentences, text, previous, sentence, buckets)
+        grams, _, token = spelling_grams(text, buckets, had_accent, (words == 0) & ~had_accent)
         sub_word = sub_word_share(lookup(counts.plain_grams[side], grams, "plain_grams", token),
                                   counts.accented_grams[side, grams], token, words.size)
         return (self.fluency(text, side, own, original), self.word_fluency(bigrams, contexts, words, sentence, side, n),
@@ -297,8 +296,8 @@ class CorpusModel:
         shape_previous, shape = word_shapes(sentences, previous, sentence)
         stem_previous, stem, _ = word_bigrams(text, self.word_buckets, STEM)
         first = previous == 0
-        _, _, pairs = spelling_pairs(text, previous, self.word_buckets)
-        grams, folded, token = folded_grams(text, self.word_buckets, FOLD, GRAM)
+        _, had_accent, pairs = spelling_pairs(sentences, text, previous, sentence, self.word_buckets)
+        grams, folded, token = spelling_grams(text, self.word_buckets, had_accent)
         return {"trigrams": Multiset(at, trigram, self.fluency_buckets),
                 "contexts": Multiset(at, context, self.fluency_buckets),
                 "words": Multiset(np.r_[sentence, sentence[first]], np.r_[word, previous[first]], self.word_buckets),

@@ -58,7 +58,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..text import CONTROL, LETTER, LOWER, SPACE, UPPER, TextStats
+from ..text import CONTROL, LETTER, LOWER, SPACE, UPPER, TextStats, code_points
 from .tokens import CJK, SEPARATORS, argument_tokens, token_bounds
 
 REPEAT_SHIFTS = 256  # the longest immediately repeated run repeats_* looks for, in tokens
@@ -143,20 +143,21 @@ def _glyphs(codes, sentence_of, n, control, private_use, escape_letters, letter)
 
 def misdecoded(stats: TextStats) -> np.ndarray:
     """UTF-8 lead bytes read as Latin-1 or cp1252 before the continuation bytes they lead so read, per sentence."""
-    return _misdecoded(stats.codes, stats.sentence_of, stats.lengths.size, _LEAD, _CONTINUATION)
+    return _misdecoded(stats.codes, stats.sentence_of, stats.lengths.size)
 
 
-@numba.njit(cache=True, nogil=True)
-def _misdecoded(codes, sentence_of, n, lead, continuation):  # pragma: no cover - compiled
-    out = np.zeros(n, np.int64)
-    for i in range(codes.size):
-        needed = lead[min(codes[i], 0xFFFF)]
-        if needed and i + needed < codes.size:
-            found = True
-            for j in range(i + 1, i + needed + 1):
-                found = found and continuation[min(codes[j], 0xFFFF)]
-            out[sentence_of[i]] += found
-    return out
+def misdecoded_sentences(sentences: list[str]) -> np.ndarray:
+    """Whether each of ``sentences`` has a UTF-8 lead byte read as Latin-1 or cp1252 (``misdecoded``)."""
+    codes, sentence_of, lengths = code_points(sentences)
+    return _misdecoded(codes, sentence_of, lengths.size) > 0
+
+
+def _misdecoded(codes: np.ndarray, sentence_of: np.ndarray, n: int) -> np.ndarray:
+    codes = np.minimum(codes, 0xFFFF)
+    lead, follows = _LEAD[codes], np.zeros((3, codes.size), dtype=bool)  # follows[k]: a continuation k places on
+    follows[1, :-1], follows[2, :-2] = _CONTINUATION[codes[1:]], _CONTINUATION[codes[2:]]
+    found = ((lead == 1) & follows[1]) | ((lead == 2) & follows[1] & follows[2])
+    return np.bincount(sentence_of[found], minlength=n)
 
 
 def repeat_share(ids: np.ndarray, indptr: np.ndarray, arguments: np.ndarray) -> np.ndarray:

@@ -9,8 +9,9 @@ import numba
 import numpy as np
 
 from ..hashing import mix64, splitmix64
-from .tokens import WHOLE, token_ids
-from .word_typicality import last_words, shape_ids, spelling_keys
+from .damage import misdecoded_sentences
+from .tokens import WHOLE, folded_grams, token_ids
+from .word_typicality import FOLD, GRAM, last_words, shape_ids, spelling_keys
 
 
 def trigram_ids(text: tuple, buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -54,12 +55,28 @@ def word_bigrams(text: tuple, word_buckets: int, stem: tuple[int, int] = WHOLE
     return previous, word, np.repeat(np.arange(text[2]), lengths)
 
 
-def spelling_pairs(text: tuple, previous: np.ndarray, word_buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def spelling_pairs(sentences: list[str], text: tuple, previous: np.ndarray, sentence: np.ndarray, word_buckets: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each word's spelling key and whether it had a diacritic (word_typicality.spelling_keys), and the hashed
-    pair of the key of the word before it (0 before the first) and its own; ``previous``: word_bigrams' of
-    ``text``."""
+    pair of the key of the word before it (0 before the first) and its own; ``previous``, ``sentence``:
+    word_bigrams' of ``text``, the ``lowered`` code points of ``sentences``. A word of a sentence whose UTF-8 was
+    read as Latin-1 or cp1252 (damage.misdecoded_sentences) had none: its ``Ã``, ``ì`` or ``ë`` are bytes shown
+    as letters, and counted as accents they would make the corpus's every ``a``, ``i`` or ``e`` look like a word
+    that lost one."""
     keys, had_accent = spelling_keys(text, word_buckets)
-    return keys, had_accent, bigram_ids(np.where(previous == 0, 0, np.r_[0, keys[:-1]]), keys, word_buckets)
+    with_accent = np.unique(sentence[had_accent])  # the only sentences where it matters
+    misdecoded = with_accent[misdecoded_sentences([sentences[i] for i in with_accent.tolist()])]
+    return (keys, had_accent & ~np.isin(sentence, misdecoded),
+            bigram_ids(np.where(previous == 0, 0, np.r_[0, keys[:-1]]), keys, word_buckets))
+
+
+def spelling_grams(text: tuple, word_buckets: int, had_accent: np.ndarray, wanted: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The words' folded character n-grams (tokens.folded_grams, ``GRAM`` characters; ``wanted``: of those
+    words only): their ids, whether a letter of each folded (only in a word that ``had_accent``: spelling_pairs),
+    and each gram's word."""
+    grams, folded, token = folded_grams(text, word_buckets, FOLD, GRAM, wanted)
+    return grams, folded & had_accent[token], token
 
 
 def word_shapes(sentences: list[str], previous: np.ndarray, sentence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -21,7 +21,9 @@ a letter that lost its diacritic leaves every gram around it one the corpus writ
 (``geïnstalleerd``, ``qualità``, ``źródło`` for ``geinformeerd``, ``estremita``, ``zrodlowego``), while a name
 or a foreign word that shares one gram with an accented word keeps the others. s(w) is 1 where no word of the
 corpus writes the grams around any letter with a diacritic: most of a side's words, and every word of a
-language without diacritics.
+language without diacritics. A sentence whose UTF-8 was read as Latin-1 or cp1252 (damage.misdecoded_sentences)
+counts no diacritic (ngrams.spelling_pairs): Korean so read shows an ``ì`` or ``í`` for each syllable, which,
+counted, made every clean ``I/O`` of a corpus with such lines a word that lost its accent.
 
 read in the context of the word before it, v: among the corpus's word pairs whose keys are those of v and
 w, u(v, w) had w's key without a diacritic and a(v, w) with one, and
