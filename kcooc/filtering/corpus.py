@@ -30,7 +30,7 @@ from .ngrams import (
     word_shapes,
 )
 from .sentences import Multiset, SentenceCounts, sentence_keys, without_own
-from .tokens import STEM, token_marks
+from .tokens import token_marks
 from .word_typicality import (
     SHAPE_BUCKETS,
     WORD_TYPICALITY_FEATURES,
@@ -93,7 +93,7 @@ class CorpusCounts:
             trigram, context, _ = trigram_ids(text, fluency_buckets)
             tables["trigrams"].append(np.bincount(trigram, minlength=fluency_buckets))
             tables["contexts"].append(np.bincount(context, minlength=fluency_buckets))
-            previous, word, sentence = word_bigrams(text, word_buckets)
+            previous, word, sentence, stem_previous, stem = word_bigrams(text, word_buckets)
             words = np.bincount(word, minlength=word_buckets)
             words[0] = np.count_nonzero(previous == 0)  # the sentences with a word: the first words' context
             tables["words"].append(words)
@@ -112,7 +112,6 @@ class CorpusCounts:
             tables["shapes"].append(shapes)
             tables["shape_bigrams"].append(np.bincount(sentence_bigram_ids(shape_previous, shape, SHAPE_BUCKETS),
                                                        minlength=SHAPE_BUCKETS))
-            stem_previous, stem, _ = word_bigrams(text, word_buckets, STEM)
             stems = np.bincount(stem, minlength=word_buckets)
             stems[0] = words[0]
             tables["stems"].append(stems)
@@ -234,7 +233,7 @@ class CorpusModel:
         """fluency, words, spelling and swaps of one side's ``sentences`` (``text``: lowered), each looked up
         without its ``own`` occurrences and, for a synthetic example, its ``original``'s n-grams (original_ngrams)."""
         counts, n, buckets = self.counts, text[2], self.word_buckets
-        previous, word, sentence = word_bigrams(text, buckets)
+        previous, word, sentence, stem_previous, stem = word_bigrams(text, buckets)
         own_word = own[sentence]
 
         def lookup(table, ids, kind, at=slice(None)):  # ``at``: the word of each id, if not one id per word
@@ -250,7 +249,6 @@ class CorpusModel:
         shape_model = self.bigram_model((shape_previous, shape, sentence), lookup(counts.shapes[side], shape, "shapes"),
                                         counts.shapes[side], counts.shape_bigrams[side], self.shape_total[side], own,
                                         original and original["shape_bigrams"])
-        stem_previous, stem, _ = word_bigrams(text, buckets, STEM)
         stems = lookup(counts.stems[side], stem, "stems")
         stem_model = self.bigram_model((stem_previous, stem, sentence), stems, counts.stems[side],
                                        counts.stem_bigrams[side], self.stem_total[side], own,
@@ -292,9 +290,8 @@ class CorpusModel:
         """The n-grams of each original sentence, per table the synthetic examples are looked up in."""
         text = lowered(sentences)
         trigram, context, at = trigram_ids(text, self.fluency_buckets)
-        previous, word, sentence = word_bigrams(text, self.word_buckets)
+        previous, word, sentence, stem_previous, stem = word_bigrams(text, self.word_buckets)
         shape_previous, shape = word_shapes(sentences, previous, sentence)
-        stem_previous, stem, _ = word_bigrams(text, self.word_buckets, STEM)
         first = previous == 0
         _, had_accent, pairs = spelling_pairs(sentences, text, previous, sentence, self.word_buckets)
         grams, folded, token = spelling_grams(text, self.word_buckets, had_accent)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..hashing import mix64, splitmix64
 from .damage import misdecoded_sentences
-from .tokens import WHOLE, folded_grams, token_ids
+from .tokens import folded_grams, token_and_stem_ids
 from .word_typicality import FOLD, GRAM, last_words, shape_ids, spelling_keys
 
 
@@ -41,18 +41,17 @@ def _trigrams(codes, sentence_of, buckets):  # pragma: no cover - compiled
     return trigram[:k], context[:k], sentence[:k]
 
 
-def word_bigrams(text: tuple, word_buckets: int, stem: tuple[int, int] = WHOLE
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every word of the sentences (``text``: their ``lowered`` code points; tokens.token_ids: hashed
-    into ids 1 .. word_buckets - 1; ``stem``: the code points hashed, as there) with the word before it (0 before
-    the first), and its sentence."""
-    ids, indptr = token_ids(text, word_buckets - 1, stem)
-    word = ids.astype(np.int64) + 1
+def word_bigrams(text: tuple, word_buckets: int) -> tuple[np.ndarray, ...]:
+    """Every word of the sentences (``text``: their ``lowered`` code points; tokens.token_ids: hashed into ids
+    1 .. word_buckets - 1) with the word before it (0 before the first), its sentence, and the same two of the
+    words' stems (tokens.STEM, hashed as there): previous, word, sentence, previous stem, stem."""
+    ids, stem_ids, indptr = token_and_stem_ids(text, word_buckets - 1)
     lengths = np.diff(indptr)
-    first = np.zeros(word.size, dtype=bool)
+    first = np.zeros(ids.size, dtype=bool)
     first[indptr[:-1][lengths > 0]] = True
-    previous = np.where(first, 0, np.r_[0, word[:-1]])
-    return previous, word, np.repeat(np.arange(text[2]), lengths)
+    word, stem = ids.astype(np.int64) + 1, stem_ids.astype(np.int64) + 1
+    return (np.where(first, 0, np.r_[0, word[:-1]]), word, np.repeat(np.arange(text[2]), lengths),
+            np.where(first, 0, np.r_[0, stem[:-1]]), stem)
 
 
 def spelling_pairs(sentences: list[str], text: tuple, previous: np.ndarray, sentence: np.ndarray, word_buckets: int

@@ -43,15 +43,23 @@ def token_sequences(sentences: list[str], buckets: int, stem: tuple[int, int] = 
 def token_ids(text: tuple, buckets: int, stem: tuple[int, int] = WHOLE, kinds: np.ndarray = CJK
               ) -> tuple[np.ndarray, np.ndarray]:
     """``token_sequences`` of ``text``, the sentences' ``lowered`` code points (for a caller that has them)."""
-    ids, counts, _ = _token_sequences(*text, buckets, SEPARATORS, kinds, IDENTITY, False, *stem)
-    return ids, np.concatenate([[0], np.cumsum(counts)])
+    _, stems, indptr = token_and_stem_ids(text, buckets, stem, kinds)
+    return stems, indptr
+
+
+def token_and_stem_ids(text: tuple, buckets: int, stem: tuple[int, int] = STEM, kinds: np.ndarray = CJK
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ids of ``token_ids(text, buckets)`` and of ``token_ids(text, buckets, stem, kinds)`` (the same tokens,
+    whole and their stems: one pass over the code points), and their rows' indptr."""
+    ids, stems, counts, _ = _token_sequences(*text, buckets, SEPARATORS, kinds, IDENTITY, False, *stem)
+    return ids, stems, np.concatenate([[0], np.cumsum(counts)])
 
 
 def folded_tokens(text: tuple, buckets: int, fold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The tokens of ``token_ids(text)`` (same order and boundaries), hashed with each BMP code point
     mapped by ``fold`` and a letter equal to the one before it skipped, and whether a letter of each
     token folded (word_typicality.py's spelling keys)."""
-    ids, _, folded = _token_sequences(*text, buckets, SEPARATORS, CJK, fold, True, *WHOLE)
+    ids, _, _, folded = _token_sequences(*text, buckets, SEPARATORS, CJK, fold, True, *WHOLE)
     return ids, folded
 
 
@@ -162,15 +170,19 @@ def token_bounds(codes, sentence_of, n, separators, kinds):  # pragma: no cover 
 @numba.njit(cache=True, nogil=True)
 def _token_sequences(codes, sentence_of, n, buckets, separators, kinds, fold, collapse, stem,
                      hangul_stem):  # pragma: no cover - compiled
-    """Token ids, tokens per sentence, and whether a letter of each token folded: each BMP code point
-    is hashed as ``fold`` maps it, and with ``collapse`` a letter equal to the one before is skipped; only
-    the first ``stem`` code points of a token are hashed (``hangul_stem`` if it starts with a Hangul syllable)."""
+    """Token ids, the ids of their stems, tokens per sentence, and whether a letter of each token folded: each
+    BMP code point is hashed as ``fold`` maps it, and with ``collapse`` a letter equal to the one before is
+    skipped; a stem's id hashes only the token's first ``stem`` code points (``hangul_stem`` if it starts with a
+    Hangul syllable)."""
     starts, ends, counts = token_bounds(codes, sentence_of, n, separators, kinds)
-    ids, folded = np.empty(starts.size, np.int32), np.zeros(starts.size, np.bool_)
+    ids, stems, folded = np.empty(starts.size, np.int32), np.empty(starts.size, np.int32), np.zeros(starts.size,
+                                                                                                      np.bool_)
     for k in range(starts.size):
         h, last, changed = np.uint64(0xCBF29CE484222325), -1, False
-        hangul = 0xAC00 <= codes[starts[k]] <= 0xD7A3
-        for i in range(starts[k], min(ends[k], starts[k] + (hangul_stem if hangul else stem))):
+        stem_end = starts[k] + (hangul_stem if 0xAC00 <= codes[starts[k]] <= 0xD7A3 else stem)
+        for i in range(starts[k], ends[k]):
+            if i == stem_end:
+                stems[k] = _bucket(h, buckets)
             c = codes[i]
             f = fold[c] if c <= 0xFFFF else c
             changed = changed or f != c
@@ -179,5 +191,7 @@ def _token_sequences(codes, sentence_of, n, buckets, separators, kinds, fold, co
             last = f
             h = (h ^ np.uint64(f)) * np.uint64(0x100000001B3)
         ids[k] = _bucket(h, buckets)
+        if ends[k] <= stem_end:
+            stems[k] = ids[k]
         folded[k] = changed
-    return ids, counts, folded
+    return ids, stems, counts, folded
