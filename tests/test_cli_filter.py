@@ -477,6 +477,22 @@ def test_swapped_columns_or_a_wrong_language_code_are_warned_about(tmp_path):
     assert warnings["sound"] == []
 
 
+def test_a_file_decoded_with_the_wrong_code_page_is_warned_about(tmp_path):
+    """German targets whose UTF-8 was read as cp1252 (``über`` -> ``Ã¼ber``) in every line: the score, calibrated
+    on the corpus itself, takes the damage for the corpus's normal and ranks the lines as it would the sound ones,
+    so the run warns (exit 0); a sound corpus gets no such warning (the test above)."""
+    rows = [line.rstrip("\n").split("\t")[:2] for line in open(os.path.join(DATA, "en-de.tsv"), encoding="utf-8")]
+    corpus = tmp_path / "misdecoded.tsv"
+    corpus.write_text("".join(f"{s}\t{t.encode().decode('cp1252', errors='replace')}\n" for s, t in rows),
+                      encoding="utf-8")
+    result = run("filter-parallel", "-i", corpus, "-o", tmp_path / "kept.tsv", "--src-lang", "en", "--tgt-lang", "de",
+                 "-q")
+    assert result.returncode == 0
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "sampled targets look like UTF-8 read as Latin-1 or cp1252" in warnings[0]
+    assert "Ã" in warnings[0] and "sources" not in warnings[0]
+
+
 @pytest.mark.parametrize("flag", ["--src-lang", "--tgt-lang"])
 def test_unknown_language_is_exit_2_before_any_work(tmp_path, flag):
     pytest.importorskip("kcooc.langid")

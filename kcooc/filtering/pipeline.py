@@ -32,6 +32,7 @@ from ..timing import Timer
 from . import report as page
 from .alignment import AlignmentModel
 from .config import FilterConfig
+from .damage import misdecoded_sentences
 from .extractor import feature_names
 from .gate import LONG_SIDE, declared_language_share
 from .job import FilterJob, Scores, Screening
@@ -43,6 +44,7 @@ from .select import SELECTION_CODES, score_quantiles, scored_rows, select
 
 LOG = logging.getLogger(__name__)
 DOUBTFUL_LANGUAGE_SHARE = 0.5  # long sides identified as their declared language, below which a run warns
+MISDECODED_SHARE = 0.1  # sampled sides with misdecoded UTF-8 from which a run warns (real corpora: under 0.5%)
 
 PHSIC_SECTIONS = [field.name for field in dataclasses.fields(PhsicConfig)]
 
@@ -145,9 +147,23 @@ def learn_scorer(job: FilterJob, model: PHSIC, encoders: list, screening: Screen
         typicality_word_share=cfg.learn.typicality_word_share, typicality_weight=cfg.learn.typicality_weight,
         noise_kinds=cfg.learn.noise_kinds,
         **{weight: getattr(cfg.learn, weight) for weight in PRIORS.values()})  # each fixed prior's learn.*_weight
+    check_decoding(job, src, tgt)
     if cfg.learn.languages:
         check_declared_languages(job, src, tgt)
     return LearnedScorer(names, screening.counts, alignment, classifier, validation, screening.sentences)
+
+
+def check_decoding(job: FilterJob, src: list[str], tgt: list[str]) -> None:
+    """Warn when many sides of the sample are UTF-8 read as Latin-1 or cp1252 (damage.misdecoded_sentences): a
+    file decoded with the wrong code page, whose every line the score, calibrated on the corpus itself, takes for
+    the corpus's normal."""
+    for side, texts in (("sources", src), ("targets", tgt)):
+        misdecoded = np.flatnonzero(misdecoded_sentences(texts)) if texts else np.zeros(0, np.int64)
+        if misdecoded.size >= MISDECODED_SHARE * len(texts) > 0:
+            LOG.warning(f"{display_name(job.input_path)}: {misdecoded.size / len(texts):.0%} of the {len(texts):,} "
+                        f"sampled {side} look like UTF-8 read as Latin-1 or cp1252 ({texts[misdecoded[0]][:60]!r}): "
+                        "decode the file as UTF-8 first: the score, calibrated on the corpus itself, takes that damage "
+                        "for its normal")
 
 
 def check_declared_languages(job: FilterJob, src: list[str], tgt: list[str]) -> None:
