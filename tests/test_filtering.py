@@ -1554,7 +1554,8 @@ def test_length_ratios_and_the_targets_words_get_their_own_typicality_shares():
 
 
 def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mismatches_mojibake_and_stutters():
-    """exp(beta_o min(0, swaps_tgt / spread + 1/2) + beta_s spelling_tgt - beta_m numbers_mismatch - beta_p
+    """exp(beta_o min(0, swaps_tgt / spread + 1/2) + beta_s (spelling_tgt + min(0, spelling_tgt / its spread + 1/2))
+    - beta_m numbers_mismatch - beta_p
     placeholders_mismatch - beta_e (encoding_src + encoding_tgt) - beta_l (the char ratio's distance beyond 2.5
     spreads) - beta_r stutter_tgt - beta_n (1 - ending)) multiplies the score whatever the fit learned, and the fit
     does not depend on it."""
@@ -1581,7 +1582,10 @@ def test_the_fixed_priors_are_factors_on_the_targets_swaps_and_spelling_the_mism
     swaps_spread = max(-np.nanquantile(F[clean, 1], 0.05), 1.0)
     assert swaps_spread > 1.5  # the clean rows' swaps spread beyond one unit: the test sees the division
     order = np.minimum(np.nan_to_num(F[:, 1]) / swaps_spread + 0.5, 0.0)
-    factor = np.exp(0.3 * order + 0.7 * F[:, 3] - 1.5 * F[:, 4] - 3.0 * F[:, 5]
+    spelling_spread = max(-np.quantile(F[clean, 3], 0.01), 0.05)
+    assert spelling_spread > 1.5  # beyond one unit: the test sees the division
+    spelling = F[:, 3] + np.minimum(F[:, 3] / spelling_spread + 0.5, 0.0)
+    factor = np.exp(0.3 * order + 0.7 * spelling - 1.5 * F[:, 4] - 3.0 * F[:, 5]
                     - 2.5 * (F[:, 6] + F[:, 7]) - 0.8 * beyond - 4.0 * F[:, 8] - 0.6 * (1 - F[:, 9]))
     np.testing.assert_allclose(priors.predict_proba(F), plain.predict_proba(F) * factor, rtol=1e-12)
     assert (factor < 1).sum() > 100 and np.all(factor[:5] == 1)  # a missing value is no evidence
@@ -1871,7 +1875,9 @@ def test_the_first_fit_ranks_the_doubtful_share_without_the_fixed_priors():
         [m.state()[1]["weights"].tolist() for m in plain.models_]
     F = features(src, tgt)
     spread = priors.priors_.spreads_[0]  # the swaps' (the first prior), fitted on the refit's clean rows
-    factor = np.exp(0.5 * np.minimum(F[:, -3] / spread + 0.5, 0) + 0.2 * F[:, -2] - 2.0 * F[:, -1])
+    spelling_spread = priors.priors_.spreads_[2]  # the spelling's second prior, in units of its spread
+    factor = np.exp(0.5 * np.minimum(F[:, -3] / spread + 0.5, 0) + 0.2 * F[:, -2]
+                    + 0.2 * np.minimum(F[:, -2] / spelling_spread + 0.5, 0) - 2.0 * F[:, -1])
     np.testing.assert_allclose(priors.predict_proba(F), plain.predict_proba(F) * factor, rtol=1e-12)
     # the priors move the ranking: ranked with them, the doubtful share would be other pairs (and the fits differ)
     p = plain.predict_proba(F)

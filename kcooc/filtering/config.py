@@ -133,11 +133,13 @@ class LearnConfig:
                                  "order, so that misordered words lower the score even when no training noise had them "
                                  "(0: off)",
                                  Range(0, 10))
-    spelling_weight: float = option(0.75, "the score is multiplied by exp(beta s), s <= 0 the target's spelling (the "
-                                    "log share of its least usual word among the corpus's spellings of it after the "
-                                    "word before it, Grosse against Größe, non e against non è): a fixed prior on "
-                                    "spelling, so that dropped diacritics lower the score even when no training noise "
-                                    "had them (0: off)", Range(0, 10))
+    spelling_weight: float = option(0.75, "the score is multiplied by exp(beta (s + min(0, s / tau + 1/2))), s <= 0 "
+                                    "the target's spelling (the log share of its least usual word among the corpus's "
+                                    "spellings of it after the word before it, Grosse against Größe, non e against non "
+                                    "è), tau its spread on the sample (minus the clean rows' 1% quantile, at least "
+                                    ".05): a fixed prior on spelling, so that dropped diacritics lower the score even "
+                                    "when no training noise had them, also in a language that writes few (0: off)",
+                                    Range(0, 10))
     mismatch_weight: float = option(2.0, "the score is multiplied by exp(-beta) when the sides' numbers differ (as "
                                     "multisets; numbers spelled out on the other side count): a fixed prior, so that "
                                     "a changed number lowers the score even when no training noise had one (0: off)",

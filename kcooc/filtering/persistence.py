@@ -45,8 +45,9 @@ KIND = "filter"
 # are among the languages whose alphabet holds the side's Cyrillic letters; 28: a second-level kanji on a Japanese
 # side without kana is a foreign letter; 29: the sides' sentence breaks agree; 30: a side without spaces is
 # also rotated under its tokens' shapes, a kana or Han token's shape its script; 31: a side with spaces adds the
-# lowest swap of its words' stems; 32: a sentence with misdecoded UTF-8 counts no diacritics).
-FEATURE_VERSION = 32
+# lowest swap of its words' stems; 32: a sentence with misdecoded UTF-8 counts no diacritics; 33: the spelling prior
+# is read in units of its spread too, a prior the saved arrays hold a spread for).
+FEATURE_VERSION = 33
 
 
 def save_learned(path: str, config: dict, model: PHSIC, encoders: list[dict], learned: LearnedScorer,

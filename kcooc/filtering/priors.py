@@ -11,7 +11,11 @@ the input oriented so that lower is worse:
   ``SPREADS``), free up to half a spread: the lowest swap over the square root of the words of a side with
   spaces and the lowest rotation of a side without are on other scales, and a clean side of a corpus whose
   order its own counts know less well falls lower;
-* ``spelling_tgt``: the target's log ratio (<= 0) of its spelling under the corpus's own counts;
+* ``spelling_tgt``: the target's log ratio (<= 0) of its spelling under the corpus's own counts, and the same
+  in units of its spread on the clean rows (``spelling_tgt_spread``: minus their 1% quantile, at least .05), free
+  up to half a spread: where the corpus writes diacritics, a clean target's spelling spreads over a unit or two
+  (French), where it writes few (Dutch) a dropped `één` is a few hundredths, and the raw log ratio weighs it as
+  nothing;
 * ``numbers_mismatch``, ``placeholders_mismatch``: minus 1 when the sides' numbers or placeholders
   differ (mismatch.py), each with its own weight: a translation keeps its placeholders (and markup) far more
   strictly than its numbers, which it may spell out or round; ``encoding_src``, ``encoding_tgt``: minus
@@ -42,7 +46,7 @@ import numpy as np
 from ..errors import InputError
 from .ratios import RatioDistances
 
-PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight",
+PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight", "spelling_tgt_spread": "spelling_weight",
           "numbers_mismatch": "mismatch_weight", "placeholders_mismatch": "placeholders_weight",
           "ending": "ending_weight", "sentences": "sentences_weight",
           "encoding_src": "encoding_weight", "encoding_tgt": "encoding_weight",
@@ -50,10 +54,14 @@ PRIORS = {"swaps_tgt": "order_weight", "spelling_tgt": "spelling_weight",
           "align_tgt": "alignment_weight", "align_src": "alignment_weight",
           "stutter_src": "repeat_weight", "stutter_tgt": "repeat_weight",
           "glued_src": "glued_weight", "glued_tgt": "glued_weight"}
+INPUTS = {"spelling_tgt_spread": "spelling_tgt"}  # a prior on another one's input: its name, its input
 ALLOWANCES = {"char_ratio_above": 2.5, "char_ratio_below": 2.5, "align_tgt": 2.0, "align_src": 2.0, "swaps_tgt": 0.5,
+              "spelling_tgt_spread": 0.5,
               "ending": -1.0, "sentences": -1.0}
-SPREADS = {"swaps_tgt": 0.05}  # inputs read in units of their spread: minus this quantile of the clean rows' values,
-SPREAD_FLOOR = 1.0  # and never less than one unit (a factor of e)
+SPREADS = {"swaps_tgt": 0.05, "spelling_tgt_spread": 0.01}  # priors read in units of their input's spread: minus
+# this quantile of the clean rows' values, and never less than the floor (a factor of e, unless SPREAD_FLOORS says)
+SPREAD_FLOOR = 1.0
+SPREAD_FLOORS = {"spelling_tgt_spread": 0.05}
 READ_AT_LENGTH = ("align_tgt", "align_src")
 
 
@@ -92,19 +100,22 @@ class FixedPriors:
 
     def __init__(self, names: list[str], orientation: np.ndarray, weights: dict):
         self.names, self.weights = list(names), check_weights(weights)
-        self.columns = [(self.names.index(name), self.weights[weight], int(orientation[self.names.index(name)]),
-                         ALLOWANCES.get(name, 0.0)) for name, weight in PRIORS.items() if name in self.names]
+        self.priors = [name for name in PRIORS if INPUTS.get(name, name) in self.names]
+        self.columns = [(self.names.index(INPUTS.get(name, name)), self.weights[PRIORS[name]],
+                         int(orientation[self.names.index(INPUTS.get(name, name))]), ALLOWANCES.get(name, 0.0))
+                        for name in self.priors]
         self.typical = RatioDistances(self.names, READ_AT_LENGTH, READ_AT_LENGTH)
         self.spreads_ = np.ones(len(self.columns))
 
     def fit(self, X: np.ndarray) -> "FixedPriors":
         self.typical.fit(X)
-        self.spreads_ = np.array([spread(X[:, j] * direction, SPREADS[self.names[j]]) if self.names[j] in SPREADS
-                                  else 1.0 for j, _, direction, _ in self.columns])
+        self.spreads_ = np.array([spread(X[:, j] * direction, SPREADS[name], SPREAD_FLOORS.get(name, SPREAD_FLOOR))
+                                  if name in SPREADS else 1.0 for name, (j, _, direction, _) in zip(self.priors,
+                                                                                                    self.columns)])
         return self
 
     def log_factors(self, X: np.ndarray) -> np.ndarray:
-        """(rows, inputs): each input's log prior beta min(0, v + t), 0 for an input without one."""
+        """(rows, inputs): each input's log priors beta min(0, v + t) summed, 0 for an input without one."""
         X = np.asarray(X, dtype=np.float64)
         below = dict(zip((self.names[k] for k in self.typical.columns), self.typical.transform(X)[1::2]))
         factors = np.zeros(X.shape)
@@ -112,7 +123,8 @@ class FixedPriors:
             value = -below[self.names[j]] if self.names[j] in below else direction * X[:, j] / scale
             # NaN (no evidence) as the largest value: free whatever the allowance; an infinite one stays finite
             log_prior = weight * np.minimum(np.nan_to_num(value, nan=np.finfo(float).max) + allowance, 0.0)
-            factors[:, j] = np.maximum(log_prior, -np.finfo(float).max)  # a weight above 1 times the lowest float
+            factors[:, j] = np.maximum(factors[:, j] + log_prior, -np.finfo(float).max)  # not -inf: a weight above 1
+            # times the lowest float
         return factors
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -124,14 +136,15 @@ class FixedPriors:
         priors = cls(names, orientation, weights)
         priors.typical = RatioDistances.from_arrays(names, arrays, READ_AT_LENGTH, READ_AT_LENGTH, prefix="prior")
         spreads = arrays.get("spreads", np.zeros(0))
-        if spreads.shape != (len(priors.columns),) or not np.all(spreads >= SPREAD_FLOOR):
+        floors = np.array([SPREAD_FLOORS.get(name, SPREAD_FLOOR) for name in priors.priors])
+        if spreads.shape != (len(priors.columns),) or not np.all(spreads >= floors):
             raise InputError("classifier array 'prior_spreads' is missing, has the wrong shape or a spread below "
-                             f"{SPREAD_FLOOR}")
+                             "its floor")
         priors.spreads_ = spreads
         return priors
 
 
-def spread(values: np.ndarray, quantile: float) -> float:
-    """Minus the ``quantile`` of the finite ``values`` (oriented: lower is worse), at least ``SPREAD_FLOOR``."""
+def spread(values: np.ndarray, quantile: float, floor: float = SPREAD_FLOOR) -> float:
+    """Minus the ``quantile`` of the finite ``values`` (oriented: lower is worse), at least ``floor``."""
     finite = values[np.isfinite(values)]
-    return max(-float(np.quantile(finite, quantile)), SPREAD_FLOOR) if finite.size else SPREAD_FLOOR
+    return max(-float(np.quantile(finite, quantile)), floor) if finite.size else floor
