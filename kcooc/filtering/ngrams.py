@@ -64,8 +64,9 @@ def spelling_pairs(sentences: list[str], text: tuple, previous: np.ndarray, sent
     that lost one."""
     keys, had_accent = spelling_keys(text, word_buckets)
     with_accent = np.unique(sentence[had_accent])  # the only sentences where it matters
-    misdecoded = with_accent[misdecoded_sentences([sentences[i] for i in with_accent.tolist()])]
-    return (keys, had_accent & ~np.isin(sentence, misdecoded),
+    misdecoded = np.zeros(text[2], dtype=bool)
+    misdecoded[with_accent] = misdecoded_sentences([sentences[i] for i in with_accent.tolist()])
+    return (keys, had_accent & ~misdecoded[sentence],
             bigram_ids(np.where(previous == 0, 0, np.r_[0, keys[:-1]]), keys, word_buckets))
 
 

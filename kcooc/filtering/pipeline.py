@@ -158,7 +158,7 @@ def check_decoding(job: FilterJob, src: list[str], tgt: list[str]) -> None:
     file decoded with the wrong code page, whose every line the score, calibrated on the corpus itself, takes for
     the corpus's normal."""
     for side, texts in (("sources", src), ("targets", tgt)):
-        misdecoded = np.flatnonzero(misdecoded_sentences(texts)) if texts else np.zeros(0, np.int64)
+        misdecoded = np.flatnonzero(misdecoded_sentences(texts))
         if misdecoded.size >= MISDECODED_SHARE * len(texts) > 0:
             LOG.warning(f"{display_name(job.input_path)}: {misdecoded.size / len(texts):.0%} of the {len(texts):,} "
                         f"sampled {side} look like UTF-8 read as Latin-1 or cp1252 ({texts[misdecoded[0]][:60]!r}): "
